@@ -1,0 +1,80 @@
+# ima-slim: the 2010 IMA memory-hog fix, replayed on Linux 6.12.
+# `make` builds the variants and prints a summary; `make test` runs every
+# check. `make help` lists the verbs. Everything generated lands in build/.
+
+include configs/kernel.pin
+
+SHELL := /bin/bash
+V ?= vanilla
+VARIANTS ?= vanilla fixed
+export KERNEL_SRC BUILD
+
+.PHONY: all help deps tree src config build boot kunit dev export check-patches \
+	parse test selftest summary clean clean-src
+
+all: deps
+	@for v in $(VARIANTS); do scripts/build.sh $$v build || exit 2; done
+	@scripts/summary.sh $(VARIANTS)
+
+help:
+	@echo 'make                 build $(VARIANTS) and print a summary'
+	@echo 'make test            every check; last line "N passed, N failed"'
+	@echo 'make deps            install the missing Debian packages (and only those)'
+	@echo 'make tree            the pristine $(KERNEL_SERIES) tree (KERNEL_SRC=/path: yours)'
+	@echo 'make src V=variant   the variant worktree, series applied with git am'
+	@echo 'make config V=...    tinyconfig + configs/ fragments, checked'
+	@echo 'make build V=...     the guest bzImage in build/V/'
+	@echo 'make boot V=...      boot it under QEMU + swtpm and verify the IMA log'
+	@echo 'make kunit           the KUnit suites on UML (kunit.py run)'
+	@echo 'make dev             a worktree on branch ima-slim/dev to edit the series'
+	@echo 'make export          regenerate patches/ and series from ima-slim/dev'
+	@echo 'make check-patches   apply (git am, quilt), export round-trip, b4, checkpatch'
+	@echo 'make parse LOG=...   re-read a KUnit log (file) or a guest result folder'
+	@echo 'variants: noima vanilla baseline fixed'
+
+deps:
+	@scripts/deps.sh
+
+tree: deps
+	@scripts/tree.sh >/dev/null
+
+src: deps
+	@scripts/variant.sh $(V)
+
+config: deps
+	@scripts/build.sh $(V) config
+
+build: deps
+	@scripts/build.sh $(V) build
+
+boot: build
+	@qemu/run.sh $(V) boot
+
+kunit: deps
+	@scripts/kunit.sh fixed
+
+dev: deps
+	@scripts/series.sh dev
+
+export: deps
+	@scripts/series.sh export $(BRANCH)
+
+check-patches: deps
+	@for s in base am quilt export b4 checkpatch; do scripts/series.sh check $$s || exit 1; done
+
+parse:
+	@test -n "$(LOG)" || { echo 'usage: make parse LOG=<kunit log file | guest result folder>' >&2; exit 2; }
+	@if [ -d "$(LOG)" ]; then qemu/verify.sh "$(LOG)"; \
+	 else python3 "$$(scripts/variant.sh fixed)/tools/testing/kunit/kunit.py" parse "$(LOG)"; fi
+
+test: deps
+	@scripts/test.sh $(VARIANTS)
+
+summary:
+	@scripts/summary.sh $(VARIANTS)
+
+clean:
+	@scripts/clean.sh
+
+clean-src:
+	@scripts/clean.sh --src

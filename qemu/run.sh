@@ -1,0 +1,138 @@
+#!/usr/bin/env bash
+# Boot one variant's kernel in QEMU (TCG) with its own swtpm, run a guest test
+# and verify what the guest hands back on its disk (not on the console).
+# Usage: qemu/run.sh VARIANT [TEST] [--timeout SECONDS]
+#   TEST defaults to "boot". Logs and results: build/runs/VARIANT-TEST/.
+# Exit: 0 pass, 1 test failure, 2 harness or infrastructure error.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/../scripts/common.sh"
+. "$here/lib.sh"
+
+usage() { sed -n '2,6s/^# //p' "$0"; }
+timeout_s=${BOOT_TIMEOUT:-300}
+args=()
+while [ $# -gt 0 ]; do
+	case $1 in
+	--help) usage; exit 0 ;;
+	--timeout) timeout_s=$2; shift ;;
+	*) args+=("$1") ;;
+	esac
+	shift
+done
+[ ${#args[@]} -ge 1 ] || { usage >&2; exit 2; }
+variant=${args[0]} test=${args[1]:-boot}
+kernel=$(variant_dir "$variant")/bzImage
+run=$BUILD/runs/$variant-$test
+for tool in qemu-system-x86_64 swtpm mkfs.ext4 debugfs; do
+	command -v "$tool" >/dev/null || die "$tool is missing: run 'make deps'"
+done
+[ -f "$kernel" ] || die "$kernel does not exist: run 'make build V=$variant' first"
+
+rm -rf "$run"
+mkdir -p "$run/tpm"
+initrd=$BUILD/guest/initramfs.cpio.gz
+mkdir -p "$(dirname "$initrd")"
+"$here/mkinitramfs.sh" "$initrd"
+"$here/mkdisk.sh" "$test" "$run"
+
+# One swtpm per run, on its own socket, state under the run folder; only
+# this PID is ever killed.
+swtpm_pid=
+# shellcheck disable=SC2317  # called by the trap
+cleanup() { [ -z "$swtpm_pid" ] || kill "$swtpm_pid" 2>/dev/null || true; }
+trap cleanup EXIT
+sock=$run/swtpm.sock
+swtpm socket --tpm2 --tpmstate dir="$run/tpm" --ctrl type=unixio,path="$sock" \
+	--flags not-need-init,startup-clear --log file="$run/swtpm.log",level=1 &
+swtpm_pid=$!
+for _ in $(seq 50); do
+	[ -S "$sock" ] && break
+	kill -0 "$swtpm_pid" 2>/dev/null || break
+	sleep 0.2
+done
+if ! [ -S "$sock" ] || ! kill -0 "$swtpm_pid" 2>/dev/null; then
+	tail -n 5 "$run/swtpm.log" >&2 2>/dev/null || true
+	die "$variant: swtpm did not start (socket $sock; log $run/swtpm.log)"
+fi
+
+cmdline="console=ttyS0 panic=-1 ima_policy=tcb slab_nomerge ima_slim.test=$test ${GUEST_CMDLINE:-}"
+say "$variant: booting under QEMU (test $test, timeout ${timeout_s}s, console $run/console.log)"
+t0=$(date +%s)
+qemu-system-x86_64 -machine pc -m "${GUEST_MEM:-1G}" -smp 1 \
+	-nodefaults -display none -no-reboot -monitor none \
+	-serial "file:$run/console.log" \
+	-kernel "$kernel" -initrd "$initrd" -append "$cmdline" \
+	-drive "file=$run/disk.img,format=raw,if=virtio" \
+	-chardev "socket,id=chrtpm,path=$sock" -tpmdev emulator,id=tpm0,chardev=chrtpm \
+	-device tpm-tis,tpmdev=tpm0 >"$run/qemu.log" 2>&1 &
+qemu_pid=$!
+
+# Watch the guest: a deadline, progress, and a swtpm that dies under it.
+# QEMU stops swtpm itself when it shuts down, so a swtpm that is gone is only
+# an error if QEMU does not follow it within a few seconds.
+console_tail() { echo "--- last lines of $run/console.log ---" >&2; tail -n 25 "$run/console.log" >&2 || true; }
+stop_qemu() { kill "$qemu_pid" 2>/dev/null || true; wait "$qemu_pid" 2>/dev/null || true; }
+swtpm_gone=
+while kill -0 "$qemu_pid" 2>/dev/null; do
+	secs=$(( $(date +%s) - t0 ))
+	if [ "$secs" -ge "$timeout_s" ]; then
+		stop_qemu; console_tail
+		die "$variant: the guest did not finish within ${timeout_s}s"
+	fi
+	if ! kill -0 "$swtpm_pid" 2>/dev/null; then
+		swtpm_gone=${swtpm_gone:-$secs}
+		if [ $((secs - swtpm_gone)) -ge 3 ]; then
+			stop_qemu; console_tail
+			die "$variant: swtpm (pid $swtpm_pid) died during the run: the guest lost its TPM"
+		fi
+	fi
+	[ "$secs" -eq 0 ] || [ $((secs % 30)) -ne 0 ] || say "$variant: guest running (${secs}s)"
+	sleep 0.5
+done
+rc=0
+wait "$qemu_pid" || rc=$?
+secs=$(( $(date +%s) - t0 ))
+echo "$secs" >"$run/boot-seconds"
+
+# QEMU tells swtpm to shut down as it exits, and swtpm then exits with 0.
+# Any other end (killed, crashed) means the guest may have lost its TPM.
+for _ in $(seq 20); do kill -0 "$swtpm_pid" 2>/dev/null || break; sleep 0.25; done
+if ! kill -0 "$swtpm_pid" 2>/dev/null; then
+	swtpm_rc=0
+	wait "$swtpm_pid" || swtpm_rc=$?
+	swtpm_pid=
+	if [ "$swtpm_rc" -ne 0 ]; then
+		console_tail
+		tail -n 5 "$run/swtpm.log" >&2 2>/dev/null || true
+		die "$variant: swtpm ended with status $swtpm_rc during the run (killed or crashed): the guest lost its TPM"
+	fi
+fi
+
+status=$(console_status "$run/console.log")
+case $status in
+"finished "*) ;;
+panic) console_tail; die "$variant: the guest kernel panicked after ${secs}s" ;;
+*)
+	tail -n 5 "$run/qemu.log" >&2 || true
+	console_tail
+	if [ -n "$swtpm_gone" ] || ! kill -0 "$swtpm_pid" 2>/dev/null; then
+		die "$variant: swtpm (pid $swtpm_pid) died during the run: the guest lost its TPM"
+	fi
+	die "$variant: QEMU exited ($rc) before the guest finished"
+	;;
+esac
+say "$variant: guest finished in ${secs}s"
+
+# The results come back on the disk: rdump needs no root and no loop mount.
+debugfs -R "rdump /out $run" "$run/disk.img" >"$run/debugfs.log" 2>&1 ||
+	die "$variant: cannot read the results off $run/disk.img (see $run/debugfs.log)"
+[ -f "$run/out/status" ] || die "$variant: the guest left no status on its disk"
+if [ "$(cat "$run/out/status")" != 0 ]; then
+	tail -n 20 "$run/out/guest.log" >&2
+	echo "FAIL: $variant: the guest test '$test' failed (status $(cat "$run/out/status"))" >&2
+	exit 1
+fi
+rc=0
+"$here/verify.sh" "$run/out" "$run/expected-measurements.txt" || rc=$?
+exit "$rc"

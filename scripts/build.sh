@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# Configure and build one variant's guest kernel out of tree.
+# Usage: scripts/build.sh VARIANT [config|build]    (default: build)
+#   config: tinyconfig + the variant's configs/*.config fragments, merged with
+#           scripts/kconfig/merge_config.sh; fails naming any option that did
+#           not survive.
+#   build:  config, then bzImage into build/VARIANT/obj (ccache if present).
+set -euo pipefail
+. "$(dirname "$0")/common.sh"
+
+if [ $# -lt 1 ] || [ "$1" = --help ]; then sed -n '2,8s/^# //p' "$0"; exit 0; fi
+variant=$1 step=${2:-build}
+vdir=$(variant_dir "$variant")
+src=$("$TOP/scripts/variant.sh" "$variant")
+obj=$vdir/obj logs=$vdir/logs
+mkdir -p "$obj" "$logs"
+read -r -a frags <<<"$(variant_field "$variant" 3)"
+fragfiles=()
+for f in "${frags[@]}"; do fragfiles+=("$TOP/configs/$f.config"); done
+
+do_config() {
+	local stamp
+	stamp=$( { cat "$vdir/src.stamp" "${fragfiles[@]}"; } | sha256sum | cut -d' ' -f1)
+	if [ -f "$obj/.config" ] && [ "$(cat "$obj/config.stamp" 2>/dev/null)" = "$stamp" ]; then
+		return 0
+	fi
+	rm -f "$obj/config.stamp"
+	say "$variant: config (tinyconfig + ${frags[*]})"
+	# tinyconfig in one allnoconfig pass: its own fragments first, ours last
+	# (later fragments win). merge_config.sh re-checks every requested value.
+	if ! (cd "$src" && ARCH=x86_64 scripts/kconfig/merge_config.sh -n -O "$obj" \
+		kernel/configs/tiny-base.config kernel/configs/tiny.config \
+		arch/x86/configs/tiny.config "${fragfiles[@]}") >"$logs/config.log" 2>&1; then
+		tail -n 20 "$logs/config.log" >&2
+		die "$variant: merge_config.sh failed (log: $logs/config.log)"
+	fi
+	# Only our fragments count: the kernel's own tiny.config names options
+	# of 32-bit x86 that an x86_64 tinyconfig drops as well.
+	lost=$(awk '/^Value requested for/ {print $4}' "$logs/config.log" |
+		grep -xF -f <(grep -ohE 'CONFIG_[A-Za-z0-9_]+' "${fragfiles[@]}") || true)
+	if [ -n "$lost" ]; then
+		grep -A2 -wF -f <(echo "$lost") "$logs/config.log" >&2
+		die "$variant: options lost after merging (missing dependencies?): $(echo "$lost" | paste -sd' ')"
+	fi
+	echo "$stamp" >"$obj/config.stamp"
+}
+
+do_build() {
+	local cc=gcc t0
+	if command -v ccache >/dev/null; then
+		cc="ccache gcc"
+		# Same relative layout for every variant (build/V/src, build/V/obj),
+		# so ccache can share objects between variants.
+		export CCACHE_BASEDIR="$BUILD" CCACHE_NOHASHDIR=true
+	fi
+	say "$variant: building bzImage (log: $logs/build.log)"
+	t0=$(date +%s)
+	run_logged "$logs/build.log" make -C "$src" O="$obj" ARCH=x86_64 CC="$cc" LOCALVERSION="-$variant" \
+		-j"$(nproc)" bzImage || die "$variant: kernel build failed"
+	cp "$obj/arch/x86/boot/bzImage" "$vdir/bzImage"
+	say "$variant: built $(cat "$obj/include/config/kernel.release") in $(( $(date +%s) - t0 )) s"
+}
+
+do_config
+[ "$step" = config ] || do_build

@@ -1,0 +1,66 @@
+# shellcheck shell=bash
+# Shared helpers for the ima-slim scripts: paths, logging, errors, variants.
+# Sourced, never run.
+
+TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+BUILD=${BUILD:-$TOP/build}
+# shellcheck source=configs/kernel.pin
+. "$TOP/configs/kernel.pin"
+
+# Reproducible builds: the same inputs give the same bzImage on every machine.
+export KBUILD_BUILD_TIMESTAMP=${KBUILD_BUILD_TIMESTAMP:-2024-11-17 00:00:00 UTC}
+export KBUILD_BUILD_USER=${KBUILD_BUILD_USER:-ima-slim}
+export KBUILD_BUILD_HOST=${KBUILD_BUILD_HOST:-ima-slim}
+
+# Identity used for every commit the project makes in its own kernel trees, so
+# that commit ids are the same on every machine.
+export GIT_AUTHOR_NAME="ima-slim" GIT_AUTHOR_EMAIL="ima-slim@invalid"
+export GIT_COMMITTER_NAME="ima-slim" GIT_COMMITTER_EMAIL="ima-slim@invalid"
+export PINNED_DATE="2024-11-17T00:00:00+0000"	# the v6.12 release day
+
+START_TIME=${START_TIME:-$(date +%s)}
+export START_TIME
+
+elapsed() { local s=$(( $(date +%s) - START_TIME )); printf '%02d:%02d' $((s / 60)) $((s % 60)); }
+say() { printf '[%s] %s\n' "$(elapsed)" "$*" >&2; }
+die() { printf 'error: %s\n' "$*" >&2; exit "${DIE_CODE:-2}"; }
+
+# Run a long command with its output in LOG; on failure show the log's tail.
+run_logged() {
+	local log=$1; shift
+	mkdir -p "$(dirname "$log")"
+	if ! "$@" >"$log" 2>&1; then
+		printf 'error: command failed: %s\n--- last lines of %s ---\n' "$*" "$log" >&2
+		tail -n 30 "$log" >&2
+		return 1
+	fi
+}
+
+# Variants, in one place. Fields: name, patches applied from `series`
+# (none | first | all), config fragments merged onto tinyconfig.
+VARIANTS_TABLE="
+noima    none  guest tpm noima
+vanilla  none  guest tpm ima
+baseline first guest tpm ima
+fixed    all   guest tpm ima
+"
+variant_field() {	# variant_field NAME COLUMN(2=patches, 3=fragments)
+	local line
+	line=$(awk -v v="$1" '$1 == v' <<<"$VARIANTS_TABLE")
+	[ -n "$line" ] || die "unknown variant '$1' (known: $(awk 'NF {printf "%s ", $1}' <<<"$VARIANTS_TABLE"))"
+	if [ "$2" = 2 ]; then awk '{print $2}' <<<"$line"; else cut -d' ' -f3- <<<"$(tr -s ' ' <<<"$line")"; fi
+}
+variant_dir() { echo "$BUILD/$1"; }
+
+# The patch file names listed in `series`, in order (comments skipped).
+series_patches() { sed -e 's/#.*//' -e 's/[[:space:]].*//' "$TOP/series" | grep -v '^$' || true; }
+
+# Where the pristine kernel tree lives (a git repo with branch `base`).
+tree_id() {
+	if [ -n "${KERNEL_SRC:-}" ]; then
+		echo "git-$(git -C "$KERNEL_SRC" rev-parse --short=12 HEAD)"
+	else
+		echo "debian-$KERNEL_PKG_VERSION" | tr '~' '_'
+	fi
+}
+tree_dir() { echo "$BUILD/src/$(tree_id)"; }

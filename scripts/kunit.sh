@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Run the series' KUnit suites with tools/testing/kunit/kunit.py on UML.
+# Usage: scripts/kunit.sh [VARIANT]      (default: fixed)
+#   --kunitconfig: the tree's security/integrity/ima/.kunitconfig plus the
+#   project's kunit/.kunitconfig. Build dir, test.log and results.json:
+#   build/kunit/VARIANT/. Fails on a failed case and on a kernel splat.
+set -euo pipefail
+. "$(dirname "$0")/common.sh"
+
+if [ "${1:-}" = --help ]; then sed -n '2,6s/^# //p' "$0"; exit 0; fi
+variant=${1:-fixed}
+src=$("$TOP/scripts/variant.sh" "$variant")
+out=$BUILD/kunit/$variant
+mkdir -p "$out"
+[ -f "$src/security/integrity/ima/.kunitconfig" ] ||
+	die "$variant has no security/integrity/ima/.kunitconfig: the series adds it"
+
+cc=gcc
+if command -v ccache >/dev/null; then cc="ccache gcc"; export CCACHE_BASEDIR="$BUILD" CCACHE_NOHASHDIR=true; fi
+say "kunit: $variant on UML (build dir $out/uml)"
+rc=0
+(cd "$src" && python3 tools/testing/kunit/kunit.py run \
+	--kunitconfig=security/integrity/ima --kunitconfig="$TOP/kunit/.kunitconfig" \
+	--build_dir="$out/uml" --jobs="$(nproc)" --make_options "CC=$cc" \
+	--json="$out/results.json") 2>&1 | tee "$out/kunit.log" || rc=$?
+[ "$rc" -eq 0 ] || die "kunit.py run failed on $variant (log: $out/kunit.log)"
+# A splat does not fail a KUnit case by itself: read the raw console.
+if grep -nE 'WARNING:|BUG:|possible circular locking|possible recursive locking|Oops' "$out/uml/test.log" >&2; then
+	die "kernel splat during the KUnit run (above; console: $out/uml/test.log)"
+fi

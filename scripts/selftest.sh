@@ -1,0 +1,124 @@
+#!/usr/bin/env bash
+# The harness's own tests: parsers against golden logs in qemu/test_data/,
+# and bad input that must fail with a message naming the cause.
+# Usage: scripts/selftest.sh list | NAME    (exit 0: the test passed)
+set -euo pipefail
+. "$(dirname "$0")/common.sh"
+. "$TOP/qemu/lib.sh"
+
+data=$TOP/qemu/test_data
+tmp=$BUILD/selftest
+mkdir -p "$tmp"
+
+# expect_fail CODE PATTERN CMD...: CMD exits CODE and says PATTERN.
+expect_fail() {
+	local code=$1 pattern=$2 rc=0 out
+	shift 2
+	out=$("$@" 2>&1) || rc=$?
+	printf '%s\n' "$out" | tail -n 8
+	[ "$rc" -eq "$code" ] || { echo "expected exit $code, got $rc: $*"; return 1; }
+	grep -qE -- "$pattern" <<<"$out" || { echo "expected a message matching '$pattern'"; return 1; }
+}
+
+# A scratch git tree that looks like a kernel of the given version.
+fake_kernel() {
+	local dir=$1 ver=$2
+	rm -rf "$dir" && mkdir -p "$dir"
+	printf 'VERSION = %s\nPATCHLEVEL = %s\nSUBLEVEL = 1\n' "${ver%.*}" "${ver#*.}" >"$dir/Makefile"
+	git -C "$dir" init -q && git -C "$dir" add Makefile && git -C "$dir" commit -q -m fake
+}
+
+t_lint() {	# every shell script of the project is shellcheck-clean
+	(cd "$TOP" && shellcheck -x scripts/*.sh qemu/*.sh qemu/guest/*.sh .ci/run &&
+		shellcheck -s sh qemu/guest/init)
+}
+t_console_status() {	# the console parser tells a finished, a panicked and a hung guest apart
+	[ "$(console_status "$data/console-finished.log")" = "finished 0" ] &&
+	[ "$(console_status "$data/console-panic.log")" = panic ] &&
+	[ "$(console_status "$data/console-hung.log")" = incomplete ]
+}
+t_evmctl_verdict() {	# evmctl is judged by its words: exit 0 with nothing compared is a failure
+	[ "$(evmctl_verdict "$data/evmctl-matched.log")" = pass ] &&
+	[ "$(evmctl_verdict "$data/evmctl-mismatch.log")" = fail ] &&
+	[ "$(evmctl_verdict "$data/evmctl-no-pcrs.log")" = fail ]
+}
+t_verify_golden() {	# a real guest's log replays to its PCR 10 and lists the files read
+	rm -rf "$tmp/golden" && cp -r "$data/boot-vanilla" "$tmp/golden"
+	"$TOP/qemu/verify.sh" "$tmp/golden" "$tmp/golden/expected-measurements.txt"
+}
+t_verify_corrupted_log() {	# one flipped bit in a file digest breaks the PCR 10 replay
+	rm -rf "$tmp/corrupt" && cp -r "$data/boot-vanilla" "$tmp/corrupt"
+	local log=$tmp/corrupt/binary_runtime_measurements off byte
+	# Five bytes from the end: inside the last record's file name, which is
+	# template data that evmctl hashes again for the replay.
+	off=$(( $(stat -c %s "$log") - 5 ))
+	byte=$(od -An -tu1 -j "$off" -N1 "$log" | tr -d ' ')
+	printf '%b' "\\x$(printf '%02x' $((byte ^ 1)))" | dd of="$log" bs=1 seek="$off" conv=notrunc status=none
+	cmp -s "$log" "$data/boot-vanilla/binary_runtime_measurements" && { echo "the log did not change"; return 1; }
+	expect_fail 1 'does not replay' "$TOP/qemu/verify.sh" "$tmp/corrupt"
+}
+t_verify_no_tpm() {	# no PCR values means no TPM: a failure, not a pass
+	rm -rf "$tmp/notpm" && cp -r "$data/boot-vanilla" "$tmp/notpm"
+	rm -f "$tmp/notpm"/pcrs-*.txt
+	expect_fail 1 'saw no TPM' "$TOP/qemu/verify.sh" "$tmp/notpm"
+}
+t_verify_missing_file() {	# a file root read but the log lacks is a failure
+	rm -rf "$tmp/missing" && cp -r "$data/boot-vanilla" "$tmp/missing"
+	echo "sha256:$(printf '%064d' 0) /mnt/data/never-read" >>"$tmp/missing/expected-measurements.txt"
+	expect_fail 1 'never-read .* measured 0 times' "$TOP/qemu/verify.sh" "$tmp/missing" "$tmp/missing/expected-measurements.txt"
+}
+t_kernel_src_dirty() {	# a dirty KERNEL_SRC is refused and left alone
+	fake_kernel "$tmp/ksrc-dirty" 6.12
+	echo change >>"$tmp/ksrc-dirty/Makefile"
+	expect_fail 2 'is dirty' env KERNEL_SRC="$tmp/ksrc-dirty" BUILD="$tmp/b" "$TOP/scripts/tree.sh"
+	if git -C "$tmp/ksrc-dirty" diff --quiet; then echo "the user's change is gone"; return 1; fi
+}
+t_kernel_src_not_612() {	# a tree that is not 6.12 is refused
+	fake_kernel "$tmp/ksrc-old" 6.6
+	expect_fail 2 'is Linux 6.6, not 6.12' env KERNEL_SRC="$tmp/ksrc-old" BUILD="$tmp/b" "$TOP/scripts/tree.sh"
+}
+t_kernel_src_not_git() {	# a folder that is not a git tree is refused
+	rm -rf "$tmp/ksrc-plain" && mkdir -p "$tmp/ksrc-plain"
+	expect_fail 2 'not a git tree' env KERNEL_SRC="$tmp/ksrc-plain" BUILD="$tmp/b" "$TOP/scripts/tree.sh"
+	expect_fail 2 'does not exist' env KERNEL_SRC="$tmp/nowhere" BUILD="$tmp/b" "$TOP/scripts/tree.sh"
+}
+t_broken_patch() {	# a patch that does not apply is named, with the file it fails on
+	local copy=$tmp/repo p
+	rm -rf "$copy" && mkdir -p "$copy/build"
+	cp -r "$TOP/scripts" "$TOP/configs" "$TOP/patches" "$TOP/series" "$copy/"
+	ln -s "$BUILD/src" "$copy/build/src"	# the same pristine tree, no second extraction
+	p=$(series_patches | head -n 1)
+	[ -n "$p" ] || { echo "the series is empty"; return 1; }
+	# Break the first hunk's context so it can no longer apply.
+	sed -i '0,/^ [^ ]/s/^ \(.\)/ BROKEN\1/' "$copy/patches/$p"
+	expect_fail 2 "patch 1/[0-9]+ patches/$p does not apply" env BUILD="$copy/build" "$copy/scripts/variant.sh" fixed
+}
+t_swtpm_fails_to_start() {	# a swtpm that will not start is an infrastructure error, named
+	mkdir -p "$tmp/shim-dead"
+	printf '#!/bin/sh\necho "swtpm: simulated failure" >&2\nexit 1\n' >"$tmp/shim-dead/swtpm"
+	chmod +x "$tmp/shim-dead/swtpm"
+	expect_fail 2 'swtpm did not start' env PATH="$tmp/shim-dead:$PATH" BUILD="$BUILD" "$TOP/qemu/run.sh" vanilla boot
+}
+t_swtpm_killed() {	# a swtpm killed under a running guest is named as the cause
+	mkdir -p "$tmp/shim-kill"
+	# Start the real swtpm, then kill it while the guest boots.
+	cat >"$tmp/shim-kill/swtpm" <<-SHIM
+	#!/bin/sh
+	$(command -v swtpm) "\$@" & pid=\$!
+	sleep 1; kill -9 \$pid; wait \$pid; exit 137
+	SHIM
+	chmod +x "$tmp/shim-kill/swtpm"
+	expect_fail 2 'lost its TPM' env PATH="$tmp/shim-kill:$PATH" "$TOP/qemu/run.sh" vanilla boot --timeout 90
+}
+t_guest_timeout() {	# a guest that does not finish in time is stopped, with the console tail
+	expect_fail 2 'did not finish within 5s' "$TOP/qemu/run.sh" vanilla hang --timeout 5
+}
+t_guest_panic() {	# a guest whose kernel panics is reported as such, with the console tail
+	expect_fail 2 'panicked' env GUEST_CMDLINE="rdinit=/nonexistent root=/dev/nonexistent" "$TOP/qemu/run.sh" vanilla boot --timeout 120
+}
+
+case ${1:-} in
+list) declare -F | awk '$3 ~ /^t_/ {sub(/^t_/, "", $3); print $3}' ;;
+--help | "") sed -n '2,4s/^# //p' "$0" ;;
+*) declare -F "t_$1" >/dev/null || die "no such selftest: $1"; "t_$1" ;;
+esac

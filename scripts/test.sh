@@ -1,0 +1,98 @@
+#!/usr/bin/env bash
+# `make test`: every check of the project, with progress, one log per check
+# under build/test/logs/, build/test/results.json, and as its last line
+# "N passed, N failed, N skipped". Exit 0 only if nothing failed.
+# Usage: scripts/test.sh [VARIANT...]   (default: vanilla fixed)
+set -euo pipefail
+. "$(dirname "$0")/common.sh"
+
+if [ "${1:-}" = --help ]; then sed -n '2,5s/^# //p' "$0"; exit 0; fi
+variants=("$@")
+[ ${#variants[@]} -gt 0 ] || variants=(vanilla fixed)
+out=$BUILD/test
+rm -rf "$out"
+mkdir -p "$out/logs"
+results=$out/results.tsv
+: >"$results"
+
+# check NAME CMD...: run one check, log it, record its verdict and time.
+check() {
+	local name=$1 log rc=0 t0 secs
+	shift
+	log=$out/logs/$(tr -c 'A-Za-z0-9_.-' '_' <<<"$name" | sed 's/_$//').log
+	t0=$(date +%s)
+	say "test: $name ..."
+	"$@" >"$log" 2>&1 || rc=$?
+	secs=$(( $(date +%s) - t0 ))
+	if [ "$rc" -eq 0 ]; then
+		printf '%s\tpass\t%s\t%s\t\n' "$name" "$secs" "$log" >>"$results"
+		say "test: $name: ok (${secs}s)"
+	else
+		printf '%s\tfail\t%s\t%s\texit %s\n' "$name" "$secs" "$log" "$rc" >>"$results"
+		say "test: $name: FAILED (exit $rc, ${secs}s, log $log)"
+		sed 's/^/    | /' "$log" | tail -n 15 >&2
+	fi
+	return 0
+}
+# skip NAME REASON: a check that could not run is counted and named, never passed.
+skip() {
+	printf '%s\tskip\t0\t\t%s\n' "$1" "$2" >>"$results"
+	say "test: $1: SKIPPED ($2)"
+}
+passed() { awk -F'\t' -v n="$1" '$1 == n && $2 == "pass" {f=1} END {exit !f}' "$results"; }
+
+# 1. The harness's own tests: parsers and bad input, no kernel needed.
+for t in lint console_status evmctl_verdict verify_golden verify_corrupted_log \
+	verify_no_tpm verify_missing_file kernel_src_dirty kernel_src_not_612 kernel_src_not_git; do
+	check "harness: $t" "$TOP/scripts/selftest.sh" "$t"
+done
+
+# 2. The series: it names its base, applies with git am and quilt to the same
+#    tree, is what the export step writes, reads with b4, passes checkpatch.
+check "harness: broken_patch" "$TOP/scripts/selftest.sh" broken_patch
+for s in base am quilt export b4 checkpatch; do
+	check "series: $s" "$TOP/scripts/series.sh" check "$s"
+done
+
+# 3. KUnit on UML, on the whole series; each case is one result.
+check "kunit: build and run" "$TOP/scripts/kunit.sh" fixed
+if passed "kunit: build and run" && [ -f "$BUILD/kunit/fixed/results.json" ]; then
+	jq -r '.. | objects | select(has("test_cases")) | .name as $s | .test_cases[] |
+		"kunit: \($s).\(.name)\t\(if .status == "PASS" then "pass" elif .status == "SKIP" then "skip" else "fail" end)\t0\t'"$BUILD"'/kunit/fixed/uml/test.log\t\(.status)"' \
+		"$BUILD/kunit/fixed/results.json" >>"$results"
+fi
+
+# 4. Each variant: build, then boot under swtpm and verify the IMA log.
+for v in "${variants[@]}"; do
+	check "build: $v" "$TOP/scripts/build.sh" "$v" build
+	if passed "build: $v"; then
+		check "boot: $v" "$TOP/qemu/run.sh" "$v" boot
+	else
+		skip "boot: $v" "build: $v failed"
+	fi
+done
+
+# 5. A guest that hangs, panics or loses its TPM is named as such.
+if passed "build: vanilla"; then
+	for t in guest_timeout guest_panic swtpm_fails_to_start swtpm_killed; do
+		check "harness: $t" "$TOP/scripts/selftest.sh" "$t"
+	done
+else
+	for t in guest_timeout guest_panic swtpm_fails_to_start swtpm_killed; do
+		skip "harness: $t" "needs the vanilla kernel (build: vanilla failed)"
+	done
+fi
+
+# The summary, as text and JSON.
+jq -R -s --arg started "$(date -u -d "@$START_TIME" +%FT%TZ)" --arg tree "$(tree_id)" '
+	split("\n") | map(select(length > 0) | split("\t") |
+		{name: .[0], status: .[1], seconds: (.[2] | tonumber), log: .[3], detail: .[4]}) |
+	{started: $started, kernel_tree: $tree, checks: .,
+	 passed: map(select(.status == "pass")) | length,
+	 failed: map(select(.status == "fail")) | length,
+	 skipped: map(select(.status == "skip")) | length}' "$results" >"$out/results.json"
+awk -F'\t' '{printf "%-6s %-45s %5ss %s\n", toupper($2), $1, $3, $5}' "$results" | tee "$out/summary.txt"
+read -r p f s < <(jq -r '"\(.passed) \(.failed) \(.skipped)"' "$out/results.json")
+say "test: results in $out/results.json"
+if [ "$s" -gt 0 ]; then echo "$p passed, $f failed, $s skipped"; else echo "$p passed, $f failed"; fi
+[ "$f" -eq 0 ]
