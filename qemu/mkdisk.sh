@@ -1,41 +1,70 @@
 #!/usr/bin/env bash
-# Make the guest's ext4 test disk from a staging folder (mkfs.ext4 -d: no
-# root, no loop mounts) and list what the guest's reads should measure.
-# Usage: qemu/mkdisk.sh TEST RUN_DIR
-#   writes RUN_DIR/disk.img and RUN_DIR/expected-measurements.txt
-#   ("sha256:<hex> <path in the guest>" per file that root reads or runs).
+# Make the guest's disks with mkfs.ext4 (-d fills one from a folder: no root,
+# no loop mounts):
+#   the test disk (vda, read by the guest; attached with snapshot=on, so the
+#   guest never changes it and it can be cached and shared between runs),
+#   the results disk RUN_DIR/out.img (vdb, empty; the guest writes /out),
+#   RUN_DIR/expected-measurements.txt: "sha256:<hex> <guest path>" for each
+#   file that root reads or runs in the test.
+# Usage: qemu/mkdisk.sh TEST RUN_DIR     Prints the test disk's path.
+#   TEST: boot | hang | slab (slab: SLAB_FILES files, default 100000)
 set -euo pipefail
 . "$(dirname "$0")/../scripts/common.sh"
 
-if [ $# -ne 2 ] || [ "$1" = --help ]; then sed -n '2,6s/^# //p' "$0"; exit 0; fi
+if [ $# -ne 2 ] || [ "$1" = --help ]; then sed -n '2,10s/^# //p' "$0"; exit 0; fi
 test=$1 run=$2
-stage=$run/disk-stage
-rm -rf "$stage"
-mkdir -p "$stage/data" "$stage/bin" "$stage/out"
 
+mkfs() {	# mkfs IMAGE STAGE_DIR_OR_EMPTY INODES SIZE_MB
+	local img=$1 stage=$2 inodes=$3 mb=$4
+	rm -f "$img"
+	if ! mkfs.ext4 -q -F ${stage:+-d "$stage"} -N "$inodes" -L ima-slim \
+		-E lazy_itable_init=0,lazy_journal_init=0 "$img" "${mb}M" >"$img.log" 2>&1; then
+		cat "$img.log" >&2
+		rm -f "$img"
+		die "mkfs.ext4 failed for $img (disk full? see above)"
+	fi
+	rm -f "$img.log"
+}
+
+mkdir -p "$run"
+: >"$run/expected-measurements.txt"
 case $test in
 boot | hang)
-	# Small files with known content: root reads each one once.
+	# Small files with known content: root reads each once, runs a script and
+	# an ELF binary. Small enough to make for every run.
+	img=$run/disk.img stage=$run/disk-stage
+	rm -rf "$stage" && mkdir -p "$stage/data" "$stage/bin"
 	for i in $(seq 1 8); do
 		for j in $(seq 1 "$((i * 64))"); do echo "ima-slim boot test file $i line $j"; done >"$stage/data/file$i"
 	done
 	printf '#!/bin/sh\necho hello from the ext4 disk\n' >"$stage/bin/hello.sh"
 	chmod 0755 "$stage/bin/hello.sh"
 	cp /bin/busybox "$stage/bin/busybox"
+	for f in "$stage"/data/* "$stage"/bin/*; do
+		echo "sha256:$(sha256sum "$f" | cut -d' ' -f1) /mnt${f#"$stage"}" >>"$run/expected-measurements.txt"
+	done
+	mkfs "$img" "$stage" $(( $(find "$stage" | wc -l) + 256 )) $(( $(du -sm "$stage" | cut -f1) + 32 ))
+	rm -rf "$stage"
+	;;
+slab)
+	# N empty files in one folder, only stat'ed by the guest: in-core inodes
+	# that no policy rule measures. Cached per N: making it takes a while.
+	n=${SLAB_FILES:-100000}
+	img=$BUILD/guest/disks/slab-$n.img
+	if [ ! -f "$img" ]; then
+		stage=$BUILD/guest/disks/slab-$n.stage
+		say "mkdisk: $n files for the slab test"
+		# 1000 files a folder: mkfs.ext4 -d slows down quadratically
+		# with the size of one directory.
+		rm -rf "$stage" && mkdir -p "$stage/many"
+		(cd "$stage/many" && seq -f 'd%03g' 0 $(( (n - 1) / 1000 )) | xargs mkdir &&
+			seq 0 $((n - 1)) | awk '{printf "d%03d/f%06d\n", int($1 / 1000), $1}' | xargs touch)
+		mkfs "$img.tmp" "$stage" $((n + n / 1000 + 1024)) $(( n / 2048 + 64 ))
+		mv "$img.tmp" "$img"
+		rm -rf "$stage"
+	fi
 	;;
 *) die "mkdisk: unknown test '$test'" ;;
 esac
-
-: >"$run/expected-measurements.txt"
-for f in "$stage"/data/* "$stage"/bin/*; do
-	echo "sha256:$(sha256sum "$f" | cut -d' ' -f1) /mnt${f#"$stage"}" >>"$run/expected-measurements.txt"
-done
-
-files=$(find "$stage" | wc -l)
-mb=$(( $(du -sm "$stage" | cut -f1) + 32 ))
-rm -f "$run/disk.img"
-if ! mkfs.ext4 -q -F -d "$stage" -N $((files + 256)) -L ima-slim \
-	-E lazy_itable_init=0,lazy_journal_init=0 "$run/disk.img" "${mb}M" 2>"$run/mkfs.log"; then
-	cat "$run/mkfs.log" >&2
-	die "mkfs.ext4 failed for $run/disk.img (full disk? see above)"
-fi
+mkfs "$run/out.img" "" 1024 32
+echo "$img"

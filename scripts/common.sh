@@ -43,7 +43,9 @@ noima    none  guest tpm noima
 vanilla  none  guest tpm ima
 baseline first guest tpm ima
 fixed    all   guest tpm ima
+${EXTRA_VARIANTS:-}
 "
+# EXTRA_VARIANTS (same columns) lets a test add a throwaway variant.
 variant_field() {	# variant_field NAME COLUMN(2=patches, 3=fragments)
 	local line
 	line=$(awk -v v="$1" '$1 == v' <<<"$VARIANTS_TABLE")

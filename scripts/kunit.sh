@@ -24,7 +24,10 @@ rc=0
 	--build_dir="$out/uml" --jobs="$(nproc)" --make_options "CC=$cc" \
 	--json="$out/results.json") 2>&1 | tee "$out/kunit.log" || rc=$?
 [ "$rc" -eq 0 ] || die "kunit.py run failed on $variant (log: $out/kunit.log)"
-# A splat does not fail a KUnit case by itself: read the raw console.
-if grep -nE 'WARNING:|BUG:|possible circular locking|possible recursive locking|Oops' "$out/uml/test.log" >&2; then
+# A splat does not fail a KUnit case by itself: read the raw console from
+# the first KTAP line on. (Before it, 6.12's UML warns once that virt-pci has
+# no device ID: a property of kunit.py's UML config, not of IMA.)
+if sed -n '/KTAP version/,$p' "$out/uml/test.log" |
+	grep -nE 'WARNING:|BUG:|possible circular locking|possible recursive locking|Oops' >&2; then
 	die "kernel splat during the KUnit run (above; console: $out/uml/test.log)"
 fi

@@ -89,9 +89,13 @@ t_broken_patch() {	# a patch that does not apply is named, with the file it fail
 	ln -s "$BUILD/src" "$copy/build/src"	# the same pristine tree, no second extraction
 	p=$(series_patches | head -n 1)
 	[ -n "$p" ] || { echo "the series is empty"; return 1; }
-	# Break the first hunk's context so it can no longer apply.
-	sed -i '0,/^ [^ ]/s/^ \(.\)/ BROKEN\1/' "$copy/patches/$p"
-	expect_fail 2 "patch 1/[0-9]+ patches/$p does not apply" env BUILD="$copy/build" "$copy/scripts/variant.sh" fixed
+	# Break the first context or removed line of a hunk, so it cannot apply.
+	awk '/^diff / {h=0} /^@@/ {h=1; print; next} h && !done && /^[- ]/ {sub(/^./, "&BROKEN "); done=1} {print}' \
+		"$TOP/patches/$p" >"$copy/patches/$p"
+	cmp -s "$TOP/patches/$p" "$copy/patches/$p" && { echo "could not break $p"; return 1; }
+	# A variant of its own: its branch must not collide with build/fixed's.
+	expect_fail 2 "patch 1/[0-9]+ patches/$p does not apply" \
+		env BUILD="$copy/build" EXTRA_VARIANTS="selftest all guest" "$copy/scripts/variant.sh" selftest
 }
 t_swtpm_fails_to_start() {	# a swtpm that will not start is an infrastructure error, named
 	mkdir -p "$tmp/shim-dead"

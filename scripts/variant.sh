@@ -55,8 +55,9 @@ for p in "${patches[@]}"; do
 	n=$((n + 1))
 	if ! out=$(git -C "$wt" am -q --keep-cr "$TOP/patches/$p" 2>&1); then
 		git -C "$wt" am --abort >/dev/null 2>&1 || true
-		printf '%s\n' "$out" | grep -E '^(error|Patch failed|patch failed)' >&2 || printf '%s\n' "$out" >&2
-		die "$variant: patch $n/${#patches[@]} patches/$p does not apply to $(git -C "$tree" log -1 --format=%s base) (failing file and line above)"
+		printf '%s\n' "$out" >&2
+		where=$(printf '%s\n' "$out" | sed -n 's/^error: patch failed: //p' | head -n 1)
+		die "$variant: patch $n/${#patches[@]} patches/$p does not apply to $(git -C "$tree" log -1 --format=%s base)${where:+: hunk at $where fails}"
 	fi
 done
 [ ${#patches[@]} -eq 0 ] || say "$variant: applied ${#patches[@]} patch(es) with git am"
