@@ -143,7 +143,7 @@ if [ "$test" = boot ]; then
 fi
 jq -n --arg variant "$variant" --arg test "$test" --argjson boot_seconds "$secs" \
 	--arg release "$(sed -n 's/^ima-slim: guest up, kernel \([^ ,]*\).*/\1/p' "$run/console.log")" \
-	--argjson measurements "$(wc -l <"$run/out/ascii_runtime_measurements" 2>/dev/null || echo 0)" \
+	--argjson measurements "$( (grep -c "" "$run/out/ascii_runtime_measurements" 2>/dev/null) || echo 0)" \
 	--arg verdict "$([ "$rc" -eq 0 ] && echo pass || echo fail)" \
 	'{variant: $variant, test: $test, release: $release, boot_seconds: $boot_seconds,
 	  measurements: $measurements, verdict: $verdict}' >"$run/result.json"

@@ -97,6 +97,7 @@ check_step() {
 		echo "quilt push -a and git am give the same tree $t1"
 		;;
 	export)	# patches/ is exactly what the export step makes of the applied series
+		"$TOP/scripts/variant.sh" fixed >/dev/null
 		format_patch ima-slim/fixed "$BUILD/series-check/export"
 		for p in "$TOP"/patches/*.patch; do
 			n=$(basename "$p")
