@@ -6,18 +6,18 @@ include configs/kernel.pin
 
 SHELL := /bin/bash
 V ?= vanilla
-VARIANTS ?= vanilla fixed
+VARIANTS ?= vanilla baseline fixed
 export KERNEL_SRC BUILD
 
-.PHONY: all help deps tree src config build boot kunit dev export check-patches \
+.PHONY: all help deps tree src config build boot kunit bench dev export check-patches \
 	parse test selftest summary clean clean-src
 
 all: deps
-	@for v in $(VARIANTS); do scripts/build.sh $$v build || exit 2; done
-	@scripts/summary.sh $(VARIANTS)
+	@scripts/bench.sh noima $(VARIANTS)
+	@scripts/summary.sh noima $(VARIANTS)
 
 help:
-	@echo 'make                 build $(VARIANTS) and print a summary'
+	@echo 'make                 build noima $(VARIANTS), run the memory benchmark, summarise'
 	@echo 'make test            every check; last line "N passed, N failed"'
 	@echo 'make deps            install the missing Debian packages (and only those)'
 	@echo 'make tree            the pristine $(KERNEL_SERIES) tree (KERNEL_SRC=/path: yours)'
@@ -25,7 +25,8 @@ help:
 	@echo 'make config V=...    tinyconfig + configs/ fragments, checked'
 	@echo 'make build V=...     the guest bzImage in build/V/'
 	@echo 'make boot V=...      boot it under QEMU + swtpm and verify the IMA log'
-	@echo 'make kunit           the KUnit suites on UML (kunit.py run)'
+	@echo 'make kunit V=...     the KUnit suites on UML (kunit.py run; default V=fixed)'
+	@echo 'make bench           the memory benchmark only (SLAB_FILES=N, default 100000)'
 	@echo 'make dev             a worktree on branch ima-slim/dev to edit the series'
 	@echo 'make export          regenerate patches/ and series from ima-slim/dev'
 	@echo 'make check-patches   apply (git am, quilt), export round-trip, b4, checkpatch'
@@ -51,7 +52,10 @@ boot: build
 	@qemu/run.sh $(V) boot
 
 kunit: deps
-	@scripts/kunit.sh fixed
+	@scripts/kunit.sh $(if $(filter command line,$(origin V)),$(V),fixed)
+
+bench: deps
+	@scripts/bench.sh noima $(VARIANTS)
 
 dev: deps
 	@scripts/series.sh dev

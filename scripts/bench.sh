@@ -18,5 +18,5 @@ for v in "${variants[@]}"; do
 	"$TOP/qemu/run.sh" "$v" slab --timeout 900
 	runs+=("$BUILD/runs/$v-slab")
 done
-/usr/bin/python3 "$TOP/scripts/slab.py" --out "$BUILD/report" "${runs[@]}"
+/usr/bin/python3 "$TOP/scripts/slab.py" --out "$BUILD/report" --files "$SLAB_FILES" "${runs[@]}"
 say "bench: $BUILD/report/slab.md, $BUILD/report/slab.json"

@@ -70,12 +70,33 @@ def analyse(run):
     }
 
 
+def check(results, files):
+    """What must hold for the figures to mean anything; not targets."""
+    problems = []
+    for r in results:
+        v = r["variant"]
+        if files and r["files"] != files:
+            problems.append(f"{v}: the guest saw {r['files']} files, not {files}")
+        if r["incore_inodes"] < 0.95 * r["files"]:
+            problems.append(f"{v}: only {r['incore_inodes']} inodes came into core "
+                            f"for {r['files']} files")
+        total = sum(c["slab_bytes"] for c in r["caches"].values()) / r["files"]
+        if abs(total - r["slab_bytes_per_inode"]) > 1e-6:
+            problems.append(f"{v}: per-cache figures do not add up to the total")
+    if "noima" not in [r["variant"] for r in results]:
+        problems.append("no noima run: IMA overhead has no reference")
+    return problems
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--out", required=True)
+    ap.add_argument("--files", type=int,
+                    help="the N every run must have seen (a consistency check)")
     ap.add_argument("runs", nargs="+")
     args = ap.parse_args()
     results = [analyse(r) for r in args.runs]
+    problems = check(results, args.files)
     ref = next((r for r in results if r["variant"] == "noima"), None)
     for r in results:
         if ref:
@@ -115,7 +136,10 @@ def main():
     with open(os.path.join(args.out, "slab.md"), "w") as f:
         f.write("\n".join(lines) + "\n")
     print("\n".join(lines))
+    for p in problems:
+        print("error: " + p, file=sys.stderr)
+    return 1 if problems else 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())
