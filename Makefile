@@ -9,7 +9,7 @@ V ?= vanilla
 VARIANTS ?= vanilla baseline fixed
 export KERNEL_SRC BUILD
 
-.PHONY: all help deps tree src config build boot kunit bench dev export check-patches \
+.PHONY: all help deps tree src config build boot kunit bench dev export check-patches check-series \
 	parse test selftest summary clean clean-src
 
 all: deps
@@ -30,6 +30,7 @@ help:
 	@echo 'make dev             a worktree on branch ima-slim/dev to edit the series'
 	@echo 'make export          regenerate patches/ and series from ima-slim/dev'
 	@echo 'make check-patches   apply (git am, quilt), export round-trip, b4, checkpatch'
+	@echo 'make check-series    every prefix of the series builds, passes KUnit and boots'
 	@echo 'make parse LOG=...   re-read a KUnit log (file) or a guest result folder'
 	@echo 'variants: noima vanilla baseline fixed'
 
@@ -62,6 +63,9 @@ dev: deps
 
 export: deps
 	@scripts/series.sh export $(BRANCH)
+
+check-series: deps
+	@scripts/check-series.sh
 
 check-patches: deps
 	@for s in base am quilt export b4 checkpatch; do scripts/series.sh check $$s || exit 1; done

@@ -89,6 +89,7 @@ t_broken_patch() {	# a patch that does not apply is named, with the file it fail
 	mkdir -p "$copy/build"
 	rm -rf "$copy/scripts" "$copy/configs" "$copy/patches" "$copy/series"
 	cp -r "$TOP/scripts" "$TOP/configs" "$TOP/patches" "$TOP/series" "$copy/"
+	"$TOP/scripts/tree.sh" >/dev/null	# the pristine tree the copy shares
 	ln -sfn "$BUILD/src" "$copy/build/src"	# the same pristine tree, no second extraction
 	p=$(series_patches | head -n 1)
 	[ -n "$p" ] || { echo "the series is empty"; return 1; }

@@ -17,13 +17,16 @@ export GIT_COMMITTER_DATE="$PINNED_DATE"
 
 # format_patch BRANCH OUTDIR: the series as git format-patch writes it, with a
 # b4-friendly cover letter (Message-IDs, base-commit) from patches/cover-letter.txt.
-# --zero-commit and --no-signature keep the output free of local details.
+# --zero-commit, --no-signature and a fixed abbrev keep the output free of
+# local details.
 format_patch() {
 	local branch=$1 out=$2
 	rm -rf "$out"
 	git -C "$tree" rev-parse -q --verify "$branch" >/dev/null || die "no branch $branch in $tree"
 	[ -n "$(git -C "$tree" rev-list "base..$branch")" ] || die "$branch has no commits on top of base"
-	git -C "$tree" -c "branch.${branch}.description=$(cat "$TOP/patches/cover-letter.txt")" \
+	# core.abbrev is fixed: git's automatic length grows with the number of
+	# objects in the repository, and the index lines must not depend on it.
+	git -C "$tree" -c core.abbrev=12 -c "branch.${branch}.description=$(cat "$TOP/patches/cover-letter.txt")" \
 		format-patch -q --thread=shallow --cover-letter --cover-from-description=subject \
 		--base="$base" --zero-commit --no-signature -o "$out" "base..$branch"
 	find "$out" -name '[0-9][0-9][0-9][0-9]-*.patch' ! -name '0000-*' -printf '%f\n' |
