@@ -3,15 +3,16 @@
 # Usage: scripts/kunit.sh [VARIANT]      (default: fixed)
 #   --kunitconfig: the tree's security/integrity/ima/.kunitconfig plus the
 #   project's kunit/.kunitconfig. Build dir, test.log and results.json:
-#   build/kunit/VARIANT/. Fails on a failed case and on a kernel splat.
+#   build/VARIANT/uml/ (beside build/VARIANT/src, so ccache shares objects
+#   between variants). Fails on a failed case and on a kernel splat.
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 
-if [ "${1:-}" = --help ]; then sed -n '2,6s/^# //p' "$0"; exit 0; fi
+if [ "${1:-}" = --help ]; then sed -n '2,7s/^# //p' "$0"; exit 0; fi
 variant=${1:-fixed}
 src=$("$TOP/scripts/variant.sh" "$variant")
-out=$BUILD/kunit/$variant
-mkdir -p "$out"
+out=$(variant_dir "$variant")
+mkdir -p "$out/logs"
 [ -f "$src/security/integrity/ima/.kunitconfig" ] ||
 	die "$variant has no security/integrity/ima/.kunitconfig: the series adds it"
 
@@ -22,8 +23,8 @@ rc=0
 (cd "$src" && python3 tools/testing/kunit/kunit.py run \
 	--kunitconfig=security/integrity/ima --kunitconfig="$TOP/kunit/.kunitconfig" \
 	--build_dir="$out/uml" --jobs="$(nproc)" --make_options "CC=$cc" \
-	--json="$out/results.json") 2>&1 | tee "$out/kunit.log" || rc=$?
-[ "$rc" -eq 0 ] || die "kunit.py run failed on $variant (log: $out/kunit.log)"
+	--json="$out/kunit-results.json") 2>&1 | tee "$out/logs/kunit.log" || rc=$?
+[ "$rc" -eq 0 ] || die "kunit.py run failed on $variant (log: $out/logs/kunit.log)"
 # A splat does not fail a KUnit case by itself: read the raw console from
 # the first KTAP line on. (Before it, 6.12's UML warns once that virt-pci has
 # no device ID: a property of kunit.py's UML config, not of IMA.) Plain

@@ -58,12 +58,12 @@ done
 #    case is one result.
 for v in baseline fixed; do
 	check "kunit: $v" "$TOP/scripts/kunit.sh" "$v"
-	if passed "kunit: $v" && [ -f "$BUILD/kunit/$v/results.json" ]; then
-		jq -r --arg v "$v" --arg log "$BUILD/kunit/$v/uml/test.log" '
+	if passed "kunit: $v" && [ -f "$BUILD/$v/kunit-results.json" ]; then
+		jq -r --arg v "$v" --arg log "$BUILD/$v/uml/test.log" '
 			.. | objects | select(has("test_cases")) | .name as $s | .test_cases[] |
 			"kunit: \($v): \($s).\(.name)\t\(if .status == "PASS" then "pass"
 				elif .status == "SKIP" then "skip" else "fail" end)\t0\t\($log)\t\(.status)"' \
-			"$BUILD/kunit/$v/results.json" >>"$results"
+			"$BUILD/$v/kunit-results.json" >>"$results"
 	fi
 done
 
