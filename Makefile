@@ -9,7 +9,7 @@ V ?= vanilla
 VARIANTS ?= vanilla baseline fixed
 export KERNEL_SRC BUILD
 
-.PHONY: all help deps tree src config build boot kunit bench dev export check-patches check-series \
+.PHONY: all help deps tree src config build boot kunit bench dev export check-patches check-series lockdep \
 	parse test selftest summary clean clean-src
 
 all: deps
@@ -31,8 +31,9 @@ help:
 	@echo 'make export          regenerate patches/ and series from ima-slim/dev'
 	@echo 'make check-patches   apply (git am, quilt), export round-trip, b4, checkpatch'
 	@echo 'make check-series    every prefix of the series builds, passes KUnit and boots'
+	@echo 'make lockdep         the debug variant (lockdep on) under concurrent opens: no splat'
 	@echo 'make parse LOG=...   re-read a KUnit log (file) or a guest result folder'
-	@echo 'variants: noima vanilla baseline fixed'
+	@echo 'variants: noima vanilla baseline fixed debug'
 
 deps:
 	@scripts/deps.sh
@@ -63,6 +64,10 @@ dev: deps
 
 export: deps
 	@scripts/series.sh export $(BRANCH)
+
+lockdep: deps
+	@scripts/build.sh debug build
+	@qemu/run.sh debug concurrency --timeout 900
 
 check-series: deps
 	@scripts/check-series.sh

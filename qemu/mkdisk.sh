@@ -29,7 +29,7 @@ mkfs() {	# mkfs IMAGE STAGE_DIR_OR_EMPTY INODES SIZE_MB
 mkdir -p "$run"
 : >"$run/expected-measurements.txt"
 case $test in
-boot | hang)
+boot | hang | concurrency)
 	# Small files with known content: root reads each once, runs a script and
 	# an ELF binary. Small enough to make for every run.
 	img=$run/disk.img stage=$run/disk-stage

@@ -43,6 +43,7 @@ noima    none  guest tpm noima
 vanilla  none  guest tpm ima
 baseline first guest tpm ima
 fixed    all   guest tpm ima
+debug    all   guest tpm ima debug
 ${EXTRA_VARIANTS:-}
 "
 # EXTRA_VARIANTS (same columns) lets a test add a throwaway variant.
