@@ -21,8 +21,8 @@ for v in "$@"; do
 done
 printf '%s\n' "${rows[@]}" | jq -s --arg tree "$(tree_id)" '{kernel_tree: $tree, variants: .}' >"$BUILD/summary.json"
 {
-	printf '%-9s %-22s %-13s %7s %4s %10s  %s\n' variant release head patches IMA bzImage config-sha256
+	printf '%-9s %-28s %-13s %7s %4s %10s  %s\n' variant release head patches IMA bzImage config-sha256
 	jq -r '.variants[] | [.variant, .release, .head, .patches, .ima, .bzimage_bytes, .config_sha256[0:16]] | @tsv' "$BUILD/summary.json" |
-		while IFS=$'\t' read -r a b c d e f g; do printf '%-9s %-22s %-13s %7s %4s %10s  %s\n' "$a" "$b" "$c" "$d" "$e" "$f" "$g"; done
+		while IFS=$'\t' read -r a b c d e f g; do printf '%-9s %-28s %-13s %7s %4s %10s  %s\n' "$a" "$b" "$c" "$d" "$e" "$f" "$g"; done
 } | tee "$BUILD/summary.txt"
 say "summary: $BUILD/summary.txt, $BUILD/summary.json"
