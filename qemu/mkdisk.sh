@@ -51,6 +51,9 @@ slab)
 	# that no policy rule measures. Cached per N: making it takes a while.
 	n=${SLAB_FILES:-100000}
 	img=$BUILD/guest/disks/slab-$n.img
+	mkdir -p "$(dirname "$img")"
+	exec {lockfd}>"$img.lock"
+	flock "$lockfd"	# another run may be making the same disk
 	if [ ! -f "$img" ]; then
 		stage=$BUILD/guest/disks/slab-$n.stage
 		say "mkdisk: $n files for the slab test"

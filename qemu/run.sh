@@ -2,14 +2,16 @@
 # Boot one variant's kernel in QEMU (TCG) with its own swtpm, run a guest test
 # and verify what the guest hands back on its disk (not on the console).
 # Usage: qemu/run.sh VARIANT [TEST] [--timeout SECONDS]
-#   TEST defaults to "boot". Logs and results: build/runs/VARIANT-TEST/.
+#   TEST defaults to "boot". Logs and results: build/runs/VARIANT-TEST/
+#   (console.log: ttyS0, the kernel's console; ktap.log: ttyS1, where guest
+#   tests write KTAP, away from kernel messages).
 # Exit: 0 pass, 1 test failure, 2 harness or infrastructure error.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../scripts/common.sh"
 . "$here/lib.sh"
 
-usage() { sed -n '2,6s/^# //p' "$0"; }
+usage() { sed -n '2,8s/^# //p' "$0"; }
 timeout_s=${BOOT_TIMEOUT:-300}
 args=()
 while [ $# -gt 0 ]; do
@@ -31,8 +33,8 @@ done
 
 rm -rf "$run"
 mkdir -p "$run/tpm"
-initrd=$BUILD/guest/initramfs.cpio.gz
-mkdir -p "$(dirname "$initrd")"
+# One initramfs per run: runs of different variants may go on at once.
+initrd=$run/initramfs.cpio.gz
 "$here/mkinitramfs.sh" "$initrd"
 disk=$("$here/mkdisk.sh" "$test" "$run")
 
@@ -61,7 +63,7 @@ say "$variant: booting under QEMU (test $test, timeout ${timeout_s}s, console $r
 t0=$(date +%s)
 qemu-system-x86_64 -machine pc -m "${GUEST_MEM:-1G}" -smp 1 \
 	-nodefaults -display none -no-reboot -monitor none \
-	-serial "file:$run/console.log" \
+	-serial "file:$run/console.log" -serial "file:$run/ktap.log" \
 	-kernel "$kernel" -initrd "$initrd" -append "$cmdline" \
 	-drive "file=$disk,format=raw,if=virtio,snapshot=on" \
 	-drive "file=$run/out.img,format=raw,if=virtio" \

@@ -11,6 +11,7 @@ set -euo pipefail
 if [ $# -lt 1 ] || [ "$1" = --help ]; then sed -n '2,8s/^# //p' "$0"; exit 0; fi
 variant=$1 step=${2:-build}
 vdir=$(variant_dir "$variant")
+lock_variant "$variant"
 src=$("$TOP/scripts/variant.sh" "$variant")
 obj=$vdir/obj logs=$vdir/logs
 mkdir -p "$obj" "$logs"

@@ -55,6 +55,24 @@ variant_field() {	# variant_field NAME COLUMN(2=patches, 3=fragments)
 }
 variant_dir() { echo "$BUILD/$1"; }
 
+# lock_variant VARIANT: hold the variant's lock until this process exits, so
+# two makes (or two agents) never build in one worktree or build dir at once.
+# Children of a holder see the variant in IMA_SLIM_LOCKS and do not re-lock
+# (a second flock on a new descriptor would wait on their own parent).
+lock_variant() {
+	local v=$1 f fd
+	case " ${IMA_SLIM_LOCKS:-} " in *" $v "*) return 0 ;; esac
+	variant_field "$v" 2 >/dev/null	# dies on an unknown variant
+	f=$(variant_dir "$v").lock
+	mkdir -p "$(dirname "$f")"
+	exec {fd}>"$f"
+	if ! flock -n "$fd"; then
+		say "$v: waiting for another build of this variant (lock $f)"
+		flock "$fd"
+	fi
+	export IMA_SLIM_LOCKS="${IMA_SLIM_LOCKS:-} $v"
+}
+
 # The patch file names listed in `series`, in order (comments skipped).
 series_patches() { sed -e 's/#.*//' -e 's/[[:space:]].*//' "$TOP/series" | grep -v '^$' || true; }
 

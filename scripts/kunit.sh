@@ -10,6 +10,7 @@ set -euo pipefail
 
 if [ "${1:-}" = --help ]; then sed -n '2,7s/^# //p' "$0"; exit 0; fi
 variant=${1:-fixed}
+lock_variant "$variant"
 src=$("$TOP/scripts/variant.sh" "$variant")
 out=$(variant_dir "$variant")
 mkdir -p "$out/logs"

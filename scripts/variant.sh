@@ -8,6 +8,7 @@ set -euo pipefail
 
 if [ $# -ne 1 ] || [ "$1" = --help ]; then sed -n '2,5s/^# //p' "$0"; exit 0; fi
 variant=$1
+lock_variant "$variant"
 which=$(variant_field "$variant" 2)
 tree=$("$TOP/scripts/tree.sh")
 wt=$(variant_dir "$variant")/src
