@@ -61,7 +61,7 @@ fi
 cmdline="console=ttyS0 panic=-1 ima_policy=tcb slab_nomerge ima_slim.test=$test ${GUEST_CMDLINE:-}"
 say "$variant: booting under QEMU (test $test, timeout ${timeout_s}s, console $run/console.log)"
 t0=$(date +%s)
-qemu-system-x86_64 -machine pc -m "${GUEST_MEM:-1G}" -smp 1 \
+qemu-system-x86_64 -machine pc -m "${GUEST_MEM:-1G}" -smp "${GUEST_SMP:-1}" \
 	-nodefaults -display none -no-reboot -monitor none \
 	-serial "file:$run/console.log" -serial "file:$run/ktap.log" \
 	-kernel "$kernel" -initrd "$initrd" -append "$cmdline" \
