@@ -7,11 +7,12 @@
 #   RUN_DIR/expected-measurements.txt: "sha256:<hex> <guest path>" for each
 #   file that root reads or runs in the test.
 # Usage: qemu/mkdisk.sh TEST RUN_DIR     Prints the test disk's path.
-#   TEST: boot | hang | slab (slab: SLAB_FILES files, default 100000)
+#   TEST: boot | hang | concurrency | stress | slab (slab: SLAB_FILES files,
+#   default 100000)
 set -euo pipefail
 . "$(dirname "$0")/../scripts/common.sh"
 
-if [ $# -ne 2 ] || [ "$1" = --help ]; then sed -n '2,10s/^# //p' "$0"; exit 0; fi
+if [ $# -ne 2 ] || [ "$1" = --help ]; then sed -n '2,11s/^# //p' "$0"; exit 0; fi
 test=$1 run=$2
 
 mkfs() {	# mkfs IMAGE STAGE_DIR_OR_EMPTY INODES SIZE_MB
@@ -46,6 +47,11 @@ boot | hang | concurrency)
 	mkfs "$img" "$stage" $(( $(find "$stage" | wc -l) + 256 )) $(( $(du -sm "$stage" | cut -f1) + 32 ))
 	rm -rf "$stage"
 	;;
+stress)
+	# An empty ext4 with room to spare: the stress makes its own files.
+	img=$run/disk.img
+	mkfs "$img" "" 16384 512
+	;;
 slab)
 	# N empty files in one folder, only stat'ed by the guest: in-core inodes
 	# that no policy rule measures. Cached per N: making it takes a while.
@@ -69,5 +75,8 @@ slab)
 	;;
 *) die "mkdisk: unknown test '$test'" ;;
 esac
-mkfs "$run/out.img" "" 1024 32
+# The stress test hands back its IMA log and a digest per content read.
+out_mb=32
+[ "$test" != stress ] || out_mb=512
+mkfs "$run/out.img" "" 1024 "$out_mb"
 echo "$img"
