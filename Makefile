@@ -10,6 +10,7 @@ VARIANTS ?= vanilla baseline fixed
 export KERNEL_SRC BUILD
 
 .PHONY: all help deps tree src config build boot kunit bench dev export check-patches check-series lockdep \
+	stress stress-short stress-demo \
 	parse test selftest summary clean clean-src
 
 all: deps
@@ -32,6 +33,10 @@ help:
 	@echo 'make check-patches   apply (git am, quilt), export round-trip, b4, checkpatch'
 	@echo 'make check-series    every prefix of the series builds, passes KUnit and boots'
 	@echo 'make lockdep         the debug variant (lockdep on) under concurrent opens: no splat'
+	@echo 'make stress          debug variant under the stress program (~5 min; STRESS_SECONDS=N),'
+	@echo '                     failslab on the iint cache, then baseline vs fixed; build/stress/'
+	@echo 'make stress-short    the same, about a minute of stress (what CI runs)'
+	@echo 'make stress-demo     a deliberately broken IMA: the stress checks must catch it'
 	@echo 'make parse LOG=...   re-read a KUnit log (file) or a guest result folder'
 	@echo 'variants: noima vanilla baseline fixed debug'
 
@@ -68,6 +73,15 @@ export: deps
 lockdep: deps
 	@scripts/build.sh debug build
 	@qemu/run.sh debug concurrency --timeout 900
+
+stress: deps
+	@scripts/stress.sh $(if $(STRESS_SECONDS),--seconds $(STRESS_SECONDS))
+
+stress-short: deps
+	@scripts/stress.sh --short
+
+stress-demo: deps
+	@scripts/stress-demo.sh
 
 check-series: deps
 	@scripts/check-series.sh
