@@ -7,8 +7,8 @@
 #   RUN_DIR/expected-measurements.txt: "sha256:<hex> <guest path>" for each
 #   file that root reads or runs in the test.
 # Usage: qemu/mkdisk.sh TEST RUN_DIR     Prints the test disk's path.
-#   TEST: boot | hang | concurrency | stress | slab (slab: SLAB_FILES files,
-#   default 100000)
+#   TEST: boot | hang | concurrency | fill | stress | slab (slab: SLAB_FILES
+#   files, default 100000). RESULTS_MB: the results disk's size.
 set -euo pipefail
 . "$(dirname "$0")/../scripts/common.sh"
 
@@ -30,7 +30,7 @@ mkfs() {	# mkfs IMAGE STAGE_DIR_OR_EMPTY INODES SIZE_MB
 mkdir -p "$run"
 : >"$run/expected-measurements.txt"
 case $test in
-boot | hang | concurrency)
+boot | hang | concurrency | fill)
 	# Small files with known content: root reads each once, runs a script and
 	# an ELF binary. Small enough to make for every run.
 	img=$run/disk.img stage=$run/disk-stage
@@ -78,5 +78,6 @@ esac
 # The stress test hands back its IMA log and a digest per content read.
 out_mb=32
 [ "$test" != stress ] || out_mb=512
+out_mb=${RESULTS_MB:-$out_mb}
 mkfs "$run/out.img" "" 1024 "$out_mb"
 echo "$img"
