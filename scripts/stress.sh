@@ -68,7 +68,7 @@ stress_run() {
 }
 scripts_build() { "$TOP/scripts/build.sh" "$1" build; }
 
-stress_run debug "$secs" "$quarter" 2 2G
+stress_run debug "$secs" "$quarter" 2 1G
 if [ "$compare" = 1 ]; then
 	for v in baseline fixed; do stress_run "$v" "$quarter" "" 1 1G; done
 fi

@@ -12,7 +12,8 @@ Checks, each "pass", "fail" or "skip" with the reason:
   kmemleak    no leak whose allocation backtrace goes through IMA
   escapes     every content root read in the plain phase is in the IMA log
               for its path; on the racy set, a violation entry for the
-              path (open-writers, ToMToU) also accounts for it
+              path (open-writers, ToMToU) also accounts for it, and what
+              was read through a read-write descriptor is not judged
   failslab    iint allocations did fail, file access went on, and no more
               contents went unmeasured than allocations failed
 The PCR 10 replay is qemu/verify.sh's job (scripts/stress.sh runs both).
@@ -110,16 +111,20 @@ def escape_count(rows, measured, violated):
     file (and forks from a process holding no file), so IMA has no reason
     to log one there, and what was read must be measured as it was.
     """
-    n_meas = n_viol = 0
+    n_meas = n_viol = n_unjudged = 0
     escaped = []
     for kind, path, d in rows:
         if d and (path, d) in measured:
             n_meas += 1
+        elif kind == "racy_rdwr":
+            # Read through a read-write descriptor while other writers may
+            # change the file: IMA documents no violation for that.
+            n_unjudged += 1
         elif kind == "racy" and path in violated:
             n_viol += 1
         else:
             escaped.append(f"{kind} {path} sha256:{d}")
-    return n_meas, n_viol, escaped
+    return n_meas, n_viol, n_unjudged, escaped
 
 
 def run(rundir):
@@ -165,8 +170,9 @@ def run(rundir):
     if leak is None:
         verdict("kmemleak", "skip", "no kmemleak in this kernel")
     else:
-        objs = [o for o in leak.split("unreferenced object")[1:]]
-        ima = [o.strip() for o in objs if IMA_FRAME.search(o)]
+        objs = leak.split("unreferenced object")[1:]
+        # Judge the allocation backtrace, not the hex dump of the object.
+        ima = [o.strip() for o in objs if IMA_FRAME.search(o.partition("backtrace")[2])]
         verdict("kmemleak", "fail" if ima else "pass",
                 f"{len(objs)} suspected leak(s), {len(ima)} through IMA",
                 suspected=len(objs), ima=len(ima), reports=ima[:3])
@@ -176,11 +182,12 @@ def run(rundir):
     if rows is None or not rows:
         verdict("escapes", "fail", "no recorded contents: the check did not run")
     else:
-        n_meas, n_viol, esc = escape_count(rows, measured, violated)
+        n_meas, n_viol, n_unj, esc = escape_count(rows, measured, violated)
         verdict("escapes", "fail" if esc else "pass",
                 f"{len(rows)} distinct contents read: {n_meas} measured, {n_viol} on a racy path "
-                f"with a violation, {len(esc)} escaped measurement",
-                recorded=len(rows), measured=n_meas, violation=n_viol,
+                f"with a violation, {n_unj} unmeasured racy read-write reads (not judged), "
+                f"{len(esc)} escaped measurement",
+                recorded=len(rows), measured=n_meas, violation=n_viol, unjudged=n_unj,
                 escaped=len(esc), examples=esc[:10])
 
     if "failslab" not in phases:
@@ -188,7 +195,7 @@ def run(rundir):
                 else "this kernel has no failslab")
     else:
         rows = contents(out, "failslab") or []
-        n_meas, n_viol, esc = escape_count(rows, measured, violated)
+        n_meas, n_viol, _, esc = escape_count(rows, measured, violated)
         n_inj = int(injected)
         problems = []
         if n_inj == 0:

@@ -430,8 +430,13 @@ static void racy_op(uint64_t *rs, char *buf)
 		if (fd < 0)
 			goto err;
 		n = read_all(fd, buf);
+		/*
+		 * IMA counts only read-only opens as readers: a writer that
+		 * changes the file under this descriptor raises no violation,
+		 * so what is read here is recorded but cannot be judged.
+		 */
 		if (n >= 0)
-			record("racy", path, buf, (size_t)n);
+			record("racy_rdwr", path, buf, (size_t)n);
 		n = (ssize_t)make_content(buf, path, rs);
 		if (write_all(fd, buf, (size_t)n)) {
 			close(fd);
