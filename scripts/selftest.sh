@@ -125,6 +125,79 @@ t_guest_panic() {	# a guest whose kernel panics is reported as such, with the co
 	expect_fail 2 'panicked' env GUEST_CMDLINE="rdinit=/nonexistent root=/dev/nonexistent" "$TOP/qemu/run.sh" vanilla boot --timeout 120
 }
 
+t_stress_splats() {	# a kernel report in the console fails a stress run; a clean console does not
+	local chk=$TOP/scripts/stress_check.py
+	python3 "$chk" splats "$data/console-finished.log" || { echo "a clean console was judged bad"; return 1; }
+	# A real WARN from the debug kernel (scripts/stress-demo.sh, unbalanced open counts).
+	expect_fail 1 'WARNING: .*ima' python3 "$chk" splats "$data/console-splat.log"
+}
+t_stress_escapes() {	# a content root read that is missing from the IMA log fails the stress check
+	local g=$tmp/stress name path digest p chk=$TOP/scripts/stress_check.py
+	rm -rf "$g" && cp -r "$data/stress-fixed" "$g"
+	python3 "$chk" run "$g" >/dev/null || { echo "the golden stress run does not pass"; return 1; }
+	# A locked-set content whose measurement is gone escaped measurement...
+	read -r name _ path < <(grep -m1 ' locked ' "$g/out/stress.index")
+	digest=$(awk -v n="$name" '$2 == n {print $1}' "$g/out/stress.sha256")
+	grep -v " sha256:$digest $path\$" "$g/out/ascii_runtime_measurements" >"$g/log" &&
+		mv "$g/log" "$g/out/ascii_runtime_measurements"
+	expect_fail 1 "FAIL escapes: .* 1 escaped.*|escaped: locked $path" python3 "$chk" run "$g"
+	# ...and a violation on its path does not excuse it: only the racy set's may.
+	echo "10 $(printf '%040d' 0) ima-ng sha256:$(printf '%064d' 0) $path" >>"$g/out/ascii_runtime_measurements"
+	expect_fail 1 "escaped: locked $path" python3 "$chk" run "$g"
+	# A racy content excused by a violation escapes once the violation is gone.
+	rm -rf "$g" && cp -r "$data/stress-fixed" "$g"
+	path=
+	while read -r name _ p; do	# a racy content the log has no measurement of
+		digest=$(awk -v n="$name" '$2 == n {print $1}' "$g/out/stress.sha256")
+		grep -q " sha256:$digest $p\$" "$g/out/ascii_runtime_measurements" || { path=$p; break; }
+	done < <(grep ' racy ' "$g/out/stress.index")
+	[ -n "$path" ] || { echo "the golden run has no racy content excused by a violation"; return 1; }
+	awk -v p="$path" '!($2 ~ /^0+$/ && $5 == p)' "$g/out/ascii_runtime_measurements" >"$g/log" &&
+		mv "$g/log" "$g/out/ascii_runtime_measurements"
+	expect_fail 1 "escaped: racy $path" python3 "$chk" run "$g"
+}
+t_stress_bad_input() {	# the stress scripts refuse bad arguments and a missing run, by name
+	expect_fail 2 'needs a whole number' "$TOP/scripts/stress.sh" --seconds soon
+	expect_fail 2 'unknown argument' "$TOP/scripts/stress.sh" --fast
+	expect_fail 2 'not a finished guest run' python3 "$TOP/scripts/stress_check.py" run "$tmp/no-such-run"
+	expect_fail 2 'needs a whole number' "$TOP/scripts/stress-demo.sh" --seconds 1
+}
+t_deps_missing() {	# a missing Debian package is named; without root, nothing is installed
+	local shim=$tmp/shim-deps real
+	real=$(command -v dpkg-query)
+	mkdir -p "$shim"
+	# dpkg-query that says swtpm is not installed; everything else is real.
+	# shellcheck disable=SC2016  # $a and $@ belong to the shim
+	printf '#!/bin/sh\nfor a; do [ "$a" = swtpm ] && exit 1; done\nexec %s "$@"\n' "$real" >"$shim/dpkg-query"
+	printf '#!/bin/sh\necho 1000\n' >"$shim/id"	# not root: deps.sh must not install
+	chmod +x "$shim/dpkg-query" "$shim/id"
+	expect_fail 1 '^missing: swtpm$' env PATH="$shim:$PATH" "$TOP/scripts/deps.sh" --check
+	expect_fail 2 'missing Debian packages: swtpm; install them as root' \
+		env PATH="$shim:$PATH" "$TOP/scripts/deps.sh"
+}
+t_tool_missing() {	# a tool missing from PATH is named, with the way to get it
+	local farm=$tmp/path-without-qemu d f
+	rm -rf "$farm" && mkdir -p "$farm"
+	# Every command of PATH except qemu-system-x86_64.
+	IFS=: read -r -a dirs <<<"$PATH"
+	for d in "${dirs[@]}"; do
+		for f in "$d"/*; do
+			[ -x "$f" ] && [ ! -e "$farm/${f##*/}" ] && ln -s "$f" "$farm/"
+		done
+	done
+	rm -f "$farm/qemu-system-x86_64"
+	expect_fail 2 "qemu-system-x86_64 is missing: run 'make deps'" env PATH="$farm" "$TOP/qemu/run.sh" vanilla boot
+}
+t_host_disk_full() {	# a disk image that cannot be written (no space) stops mkdisk, naming it
+	# ulimit -f stands in for a full file system: writes past it fail.
+	# shellcheck disable=SC2016  # $0 and $1 belong to bash -c
+	expect_fail 2 'mkfs.ext4 failed for .*disk full' \
+		bash -c 'ulimit -f 4096; exec "$0" boot "$1"' "$TOP/qemu/mkdisk.sh" "$tmp/fullhost"
+}
+t_results_disk_full() {	# a guest that fills its results disk is reported as such
+	expect_fail 2 'results disk .* is full' "$TOP/qemu/run.sh" vanilla fill --timeout 120
+}
+
 case ${1:-} in
 list) declare -F | awk '$3 ~ /^t_/ {sub(/^t_/, "", $3); print $3}' ;;
 --help | "") sed -n '2,4s/^# //p' "$0" ;;

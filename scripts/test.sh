@@ -43,7 +43,8 @@ passed() { awk -F'\t' -v n="$1" '$1 == n && $2 == "pass" {f=1} END {exit !f}' "$
 
 # 1. The harness's own tests: parsers and bad input, no kernel needed.
 for t in lint console_status evmctl_verdict verify_golden verify_corrupted_log \
-	verify_no_tpm verify_missing_file kernel_src_dirty kernel_src_not_612 kernel_src_not_git; do
+	verify_no_tpm verify_missing_file kernel_src_dirty kernel_src_not_612 kernel_src_not_git \
+	deps_missing tool_missing host_disk_full stress_splats stress_escapes stress_bad_input; do
 	check "harness: $t" "$TOP/scripts/selftest.sh" "$t"
 done
 
@@ -77,13 +78,14 @@ for v in "${variants[@]}"; do
 	fi
 done
 
-# 5. A guest that hangs, panics or loses its TPM is named as such.
+# 5. A guest that hangs, panics, loses its TPM or fills its results disk is
+#    named as such.
 if passed "build: vanilla"; then
-	for t in guest_timeout guest_panic swtpm_fails_to_start swtpm_killed; do
+	for t in guest_timeout guest_panic swtpm_fails_to_start swtpm_killed results_disk_full; do
 		check "harness: $t" "$TOP/scripts/selftest.sh" "$t"
 	done
 else
-	for t in guest_timeout guest_panic swtpm_fails_to_start swtpm_killed; do
+	for t in guest_timeout guest_panic swtpm_fails_to_start swtpm_killed results_disk_full; do
 		skip "harness: $t" "needs the vanilla kernel (build: vanilla failed)"
 	done
 fi
