@@ -48,7 +48,7 @@ demo() {
 	local mode=$1 run=$BUILD/runs/$v-stress c r=0
 	shift
 	say "stressdemo: ima_slim_break=$mode, ${secs}s of stress"
-	GUEST_SMP=2 GUEST_MEM=2G GUEST_CMDLINE="ima_slim_break=$mode ima_slim.stress_seconds=$secs" \
+	GUEST_SMP=2 GUEST_CMDLINE="ima_slim_break=$mode ima_slim.stress_seconds=$secs" \
 		"$TOP/qemu/run.sh" "$v" stress --timeout $((secs + 900)) || die "the guest run failed"
 	python3 "$TOP/scripts/stress_check.py" run "$run" >"$BUILD/stressdemo/$mode.txt" && r=0 || r=$?
 	sed 's/^/    /' "$BUILD/stressdemo/$mode.txt" | head -n 30 >&2
