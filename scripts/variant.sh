@@ -27,7 +27,9 @@ for p in "${patches[@]}"; do
 done
 
 # The stamp says what the worktree holds: the base commit and the patches.
-stamp=$( { git -C "$tree" rev-parse base; for p in "${patches[@]}"; do sha256sum "$TOP/patches/$p"; done; } | sha256sum | cut -d' ' -f1)
+# Contents only: two checkouts of the project (worktrees) sharing one
+# build/ must agree on it, or each would reset the other's tree.
+stamp=$( { git -C "$tree" rev-parse base; for p in "${patches[@]}"; do echo "$p"; sha256sum <"$TOP/patches/$p"; done; } | sha256sum | cut -d' ' -f1)
 if [ -f "$wt/.git" ] && [ "$(cat "$wt/../src.stamp" 2>/dev/null)" = "$stamp" ] &&
 	[ -z "$(git -C "$wt" status --porcelain)" ]; then
 	echo "$wt"; exit 0
