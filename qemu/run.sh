@@ -96,7 +96,9 @@ while kill -0 "$qemu_pid" 2>/dev/null; do
 			die "$variant: swtpm (pid $swtpm_pid) died during the run: the guest lost its TPM"
 		fi
 	fi
-	[ "$secs" -eq 0 ] || [ $((secs % 30)) -ne 0 ] || say "$variant: guest running (${secs}s)"
+	if [ "$secs" -gt 0 ] && [ $((secs % 30)) -eq 0 ] && [ "$secs" != "${said:-}" ]; then
+		say "$variant: guest running (${secs}s)"; said=$secs	# once, though we poll twice a second
+	fi
 	sleep 0.5
 done
 rc=0

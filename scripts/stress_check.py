@@ -195,7 +195,7 @@ def run(rundir):
                 else "this kernel has no failslab")
     else:
         rows = contents(out, "failslab") or []
-        n_meas, n_viol, _, esc = escape_count(rows, measured, violated)
+        n_meas, n_viol, n_unj, esc = escape_count(rows, measured, violated)
         n_inj = int(injected)
         problems = []
         if n_inj == 0:
@@ -207,10 +207,11 @@ def run(rundir):
         verdict("failslab", "fail" if problems else "pass",
                 "; ".join(problems) or
                 f"{n_inj} iint allocations failed; {len(rows)} contents read: {n_meas} "
-                f"measured, {n_viol} on a racy path with a violation, {len(esc)} unmeasured "
-                "(the open succeeds, as for any failed measurement under a measure-only policy)",
+                f"measured, {n_viol} on a racy path with a violation, {n_unj} racy read-write "
+                f"reads not judged, {len(esc)} unmeasured (the access goes on unmeasured, as "
+                "6.12 does when the iint cannot be allocated under a measure-only policy)",
                 injected=n_inj, recorded=len(rows), measured=n_meas, violation=n_viol,
-                unmeasured=len(esc))
+                unjudged=n_unj, unmeasured=len(esc))
 
     with open(os.path.join(rundir, "stress-check.json"), "w") as f:
         json.dump(res, f, indent=1)
