@@ -9,7 +9,7 @@ V ?= vanilla
 VARIANTS ?= vanilla baseline fixed
 export KERNEL_SRC BUILD
 
-.PHONY: all help deps tree src config build boot kunit bench dev export check-patches check-series lockdep \
+.PHONY: all help deps tree src config build boot suite kunit bench dev export check-patches check-series lockdep \
 	parse test selftest summary clean clean-src
 
 all: deps
@@ -25,6 +25,7 @@ help:
 	@echo 'make config V=...    tinyconfig + configs/ fragments, checked'
 	@echo 'make build V=...     the guest bzImage in build/V/'
 	@echo 'make boot V=...      boot it under QEMU + swtpm and verify the IMA log'
+	@echo 'make suite           the in-guest IMA suite (KTAP) on $(VARIANTS), table case x variant'
 	@echo 'make kunit V=...     the KUnit suites on UML (kunit.py run; default V=fixed)'
 	@echo 'make bench           the memory benchmark only (SLAB_FILES=N, default 100000)'
 	@echo 'make dev             a worktree on branch ima-slim/dev to edit the series'
@@ -32,7 +33,7 @@ help:
 	@echo 'make check-patches   apply (git am, quilt), export round-trip, b4, checkpatch'
 	@echo 'make check-series    every prefix of the series builds, passes KUnit and boots'
 	@echo 'make lockdep         the debug variant (lockdep on) under concurrent opens: no splat'
-	@echo 'make parse LOG=...   re-read a KUnit log (file) or a guest result folder'
+	@echo 'make parse LOG=...   re-read a KTAP log (KUnit, suite.ktap) or a guest result folder'
 	@echo 'variants: noima vanilla baseline fixed debug'
 
 deps:
@@ -52,6 +53,9 @@ build: deps
 
 boot: build
 	@qemu/run.sh $(V) boot
+
+suite: deps
+	@scripts/suite.sh $(VARIANTS)
 
 kunit: deps
 	@scripts/kunit.sh $(if $(filter command line,$(origin V)),$(V),fixed)
@@ -76,9 +80,9 @@ check-patches: deps
 	@for s in base am quilt export b4 checkpatch; do scripts/series.sh check $$s || exit 1; done
 
 parse:
-	@test -n "$(LOG)" || { echo 'usage: make parse LOG=<kunit log file | guest result folder>' >&2; exit 2; }
+	@test -n "$(LOG)" || { echo 'usage: make parse LOG=<KTAP log file | guest result folder>' >&2; exit 2; }
 	@if [ -d "$(LOG)" ]; then qemu/verify.sh "$(LOG)"; \
-	 else python3 "$$(scripts/variant.sh fixed)/tools/testing/kunit/kunit.py" parse "$(LOG)"; fi
+	 else python3 "$$(scripts/tree.sh)/tools/testing/kunit/kunit.py" parse "$(LOG)"; fi
 
 test: deps
 	@scripts/test.sh $(VARIANTS)

@@ -7,7 +7,9 @@
 #   RUN_DIR/expected-measurements.txt: "sha256:<hex> <guest path>" for each
 #   file that root reads or runs in the test.
 # Usage: qemu/mkdisk.sh TEST RUN_DIR     Prints the test disk's path.
-#   TEST: boot | hang | slab (slab: SLAB_FILES files, default 100000)
+#   TEST: boot | hang | concurrency | suite | slab (slab: SLAB_FILES files,
+#   default 100000). suite: the disk also holds /manifest, the sha256 of
+#   every file as the host computed it, for the guest's cases to compare.
 set -euo pipefail
 . "$(dirname "$0")/../scripts/common.sh"
 
@@ -43,6 +45,35 @@ boot | hang | concurrency)
 	for f in "$stage"/data/* "$stage"/bin/*; do
 		echo "sha256:$(sha256sum "$f" | cut -d' ' -f1) /mnt${f#"$stage"}" >>"$run/expected-measurements.txt"
 	done
+	mkfs "$img" "$stage" $(( $(find "$stage" | wc -l) + 256 )) $(( $(du -sm "$stage" | cut -f1) + 32 ))
+	rm -rf "$stage"
+	;;
+suite)
+	# One folder per case of the in-guest suite (qemu/guest/suite.sh), so
+	# that no case touches another's files. Every file has its own content.
+	img=$run/disk.img stage=$run/disk-stage
+	rm -rf "$stage" && mkdir -p "$stage"/{data,uid,exec,mmap,change,same,viol,policy}
+	line() { for j in $(seq 1 "$2"); do echo "ima-slim suite: $1, line $j"; done; }
+	for i in 1 2 3; do line "data/file$i" $((i * 50)) >"$stage/data/file$i"; done
+	line uid/other 10 >"$stage/uid/other"
+	printf '#!/bin/sh\necho script run from the ext4 disk\n' >"$stage/exec/script.sh"
+	cp /bin/busybox "$stage/exec/busybox"
+	chmod 0755 "$stage/exec/script.sh" "$stage/exec/busybox"
+	# Mapped, never run: any content will do.
+	line mmap/lib.so 100 >"$stage/mmap/lib.so"
+	line change/file 20 >"$stage/change/file"
+	{ cat "$stage/change/file"; echo "changed by the guest"; } >"$stage/change.after"
+	line same/file 20 >"$stage/same/file"
+	for f in ow tomtou clean; do line "viol/$f" 5 >"$stage/viol/$f"; done
+	for f in owner0 owner1234; do line "policy/$f" 5 >"$stage/policy/$f"; done
+	chmod -R a+rX "$stage"
+	(cd "$stage" && find . -type f ! -name change.after | LC_ALL=C sort | while read -r f; do
+		echo "sha256:$(sha256sum "$f" | cut -d' ' -f1) /mnt/${f#./}"
+	done) >"$stage/manifest"
+	# The content the guest gives change/file, under a name of its own.
+	echo "sha256:$(sha256sum "$stage/change.after" | cut -d' ' -f1) /mnt/change/file+changed" >>"$stage/manifest"
+	rm "$stage/change.after"
+	cp "$stage/manifest" "$run/manifest"
 	mkfs "$img" "$stage" $(( $(find "$stage" | wc -l) + 256 )) $(( $(du -sm "$stage" | cut -f1) + 32 ))
 	rm -rf "$stage"
 	;;

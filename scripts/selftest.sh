@@ -67,6 +67,23 @@ t_verify_missing_file() {	# a file root read but the log lacks is a failure
 	echo "sha256:$(printf '%064d' 0) /mnt/data/never-read" >>"$tmp/missing/expected-measurements.txt"
 	expect_fail 1 'never-read .* measured 0 times' "$TOP/qemu/verify.sh" "$tmp/missing" "$tmp/missing/expected-measurements.txt"
 }
+t_suite_golden() {	# a real guest's KTAP and log, wrapped and parsed by kunit.py: every case passes
+	rm -rf "$tmp/suite" && cp -r "$data/suite-vanilla" "$tmp/suite"
+	"$TOP/qemu/suite.sh" "$tmp/suite" >/dev/null &&
+	[ "$(jq '[.. | objects | select(has("test_cases")) | .test_cases[]] | length' "$tmp/suite/suite.json")" -ge 19 ]
+}
+t_suite_case_failed() {	# one case the guest reported as failed fails the suite
+	rm -rf "$tmp/suite-fail" && cp -r "$data/suite-vanilla" "$tmp/suite-fail"
+	sed -i 's/^    ok \([0-9]*\) violation_tomtou$/    # FAIL: planted\n    not ok \1 violation_tomtou/; s/^ok 1 ima_guest$/not ok 1 ima_guest/' \
+		"$tmp/suite-fail/ktap.log"
+	grep -q 'not ok [0-9]* violation_tomtou' "$tmp/suite-fail/ktap.log" || { echo "could not plant the failure"; return 1; }
+	expect_fail 1 'FAILED.*violation_tomtou' "$TOP/qemu/suite.sh" "$tmp/suite-fail"
+}
+t_suite_guest_stopped() {	# a guest that stopped halfway leaves its suite short: a failure, not a pass
+	rm -rf "$tmp/suite-short" && cp -r "$data/suite-vanilla" "$tmp/suite-short"
+	head -n 8 "$data/suite-vanilla/ktap.log" >"$tmp/suite-short/ktap.log"
+	expect_fail 1 'ima_guest' "$TOP/qemu/suite.sh" "$tmp/suite-short"
+}
 t_kernel_src_dirty() {	# a dirty KERNEL_SRC is refused and left alone
 	fake_kernel "$tmp/ksrc-dirty" 6.12
 	echo change >>"$tmp/ksrc-dirty/Makefile"
