@@ -35,6 +35,14 @@ violations() { cat "$ima/violations"; }
 expect_eq() {	# expect_eq WHAT GOT WANT
 	[ "$2" = "$3" ] || fail "$1: got $2, expected $3"
 }
+# expect_one_violation FILE CAUSE COUNTER_BEFORE: one more violation, an
+# all-zero entry for FILE, and the kernel's audit message with its cause.
+expect_one_violation() {
+	expect_eq "violations counter" "$(violations)" $(($3 + 1))
+	expect_eq "violation entries for $1" "$(violation_entries "$1")" 1
+	dmesg | grep -q "cause=$2 .*name=\"$1\"" ||
+		fail "no $2 audit message for $1 in the kernel log"
+}
 
 # --- what gets measured (tcb) ---
 
@@ -109,10 +117,7 @@ case_violation_open_writers() {
 	exec 3>>"$f"		# a writer...
 	cat "$f" >/dev/null	# ...while root reads it: the read may not see what is measured
 	exec 3>&-
-	expect_eq "violations counter" "$(violations)" $((v0 + 1))
-	expect_eq "violation entries for $f" "$(violation_entries "$f")" 1
-	dmesg | grep -q "cause=open_writers .*name=\"$f\"" ||
-		fail "no open_writers audit message for $f in the kernel log"
+	expect_one_violation "$f" open_writers "$v0"
 }
 case_violation_tomtou() {
 	f=/mnt/viol/tomtou
@@ -121,10 +126,7 @@ case_violation_tomtou() {
 	exec 5>>"$f"		# ...then opened for write: time of measure, time of use
 	exec 5>&-
 	exec 4<&-
-	expect_eq "violations counter" "$(violations)" $((v0 + 1))
-	expect_eq "violation entries for $f" "$(violation_entries "$f")" 1
-	dmesg | grep -q "cause=ToMToU .*name=\"$f\"" ||
-		fail "no ToMToU audit message for $f in the kernel log"
+	expect_one_violation "$f" ToMToU "$v0"
 }
 case_no_violation_after_close() {
 	f=/mnt/viol/clean
@@ -207,12 +209,5 @@ for c in $cases; do
 done
 if [ "$failed" = 0 ]; then emit "ok 1 ima_guest"; else emit "not ok 1 ima_guest"; fi
 
-cp "$ima/binary_runtime_measurements" "$ima/ascii_runtime_measurements" /out/
-violations >/out/violations
-for bank in sha256 sha1; do
-	[ -d "/sys/class/tpm/tpm0/pcr-$bank" ] || continue
-	for i in 0 1 2 3 4 5 6 7 8 9 10; do
-		printf 'PCR-%02d: %s\n' "$i" "$(cat "/sys/class/tpm/tpm0/pcr-$bank/$i")"
-	done >"/out/pcrs-$bank.txt"
-done
+save_ima_state
 dmesg >/out/dmesg
