@@ -3,6 +3,8 @@
 # and verify what the guest hands back on its disk (not on the console).
 # Usage: qemu/run.sh VARIANT [TEST] [--timeout SECONDS]
 #   TEST defaults to "boot". Logs and results: build/runs/VARIANT-TEST/
+#   (RUN_NAME=NAME: build/runs/NAME/ instead; QEMU_ARGS="...": extra
+#   QEMU options, e.g. "-icount shift=0" for instruction-counted time)
 #   (console.log: ttyS0, the kernel's console; ktap.log: ttyS1, where guest
 #   tests write KTAP, away from kernel messages).
 # Exit: 0 pass, 1 test failure, 2 harness or infrastructure error.
@@ -11,7 +13,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../scripts/common.sh"
 . "$here/lib.sh"
 
-usage() { sed -n '2,8s/^# //p' "$0"; }
+usage() { sed -n '2,10s/^# //p' "$0"; }
 timeout_s=${BOOT_TIMEOUT:-300}
 args=()
 while [ $# -gt 0 ]; do
@@ -25,7 +27,7 @@ done
 [ ${#args[@]} -ge 1 ] || { usage >&2; exit 2; }
 variant=${args[0]} test=${args[1]:-boot}
 kernel=$(variant_dir "$variant")/bzImage
-run=$BUILD/runs/$variant-$test
+run=$BUILD/runs/${RUN_NAME:-$variant-$test}
 for tool in qemu-system-x86_64 swtpm mkfs.ext4 debugfs; do
 	command -v "$tool" >/dev/null || die "$tool is missing: run 'make deps'"
 done
@@ -61,7 +63,8 @@ fi
 cmdline="console=ttyS0 panic=-1 ima_policy=tcb slab_nomerge ima_slim.test=$test ${GUEST_CMDLINE:-}"
 say "$variant: booting under QEMU (test $test, timeout ${timeout_s}s, console $run/console.log)"
 t0=$(date +%s)
-qemu-system-x86_64 -machine pc -m "${GUEST_MEM:-1G}" -smp 1 \
+read -ra qemu_args <<<"${QEMU_ARGS:-}"
+qemu-system-x86_64 "${qemu_args[@]}" -machine pc -m "${GUEST_MEM:-1G}" -smp 1 \
 	-nodefaults -display none -no-reboot -monitor none \
 	-serial "file:$run/console.log" -serial "file:$run/ktap.log" \
 	-kernel "$kernel" -initrd "$initrd" -append "$cmdline" \
