@@ -98,6 +98,36 @@ slab)
 		rm -rf "$stage"
 	fi
 	;;
+report)
+	# The report's disk (REPORT_FILES, default 200000; REPORT_MEASURED,
+	# default 10000): /many/dNNN/fNNNNNN, REPORT_FILES empty files that
+	# the guest only stats (a sweep over cumulative slices of whole folders)
+	# or opens as a user no rule measures (mode 0666, for O_RDWR);
+	# /meas/dNNN/mNNNNNN, REPORT_MEASURED files that root reads (measured
+	# under tcb), each with its own content and so its own digest.
+	# 1000 files a folder; cached per size, shared between runs.
+	n=${REPORT_FILES:-200000} m=${REPORT_MEASURED:-10000}
+	[[ $n =~ ^[1-9][0-9]*000$ ]] || die "mkdisk: REPORT_FILES=$n is not a positive multiple of 1000"
+	[[ $m =~ ^[1-9][0-9]*$ ]] || die "mkdisk: REPORT_MEASURED=$m is not a positive number"
+	img=$BUILD/guest/disks/report-$n-$m.img
+	mkdir -p "$(dirname "$img")"
+	exec {lockfd}>"$img.lock"
+	flock "$lockfd"
+	if [ ! -f "$img" ]; then
+		stage=$BUILD/guest/disks/report-$n-$m.stage
+		say "mkdisk: $n empty and $m measured files for the report (once; cached in $img)"
+		rm -rf "$stage" && mkdir -p "$stage/many" "$stage/meas"
+		(cd "$stage/many" && seq -f 'd%03g' 0 $(( (n - 1) / 1000 )) | xargs mkdir &&
+			seq 0 $((n - 1)) | awk '{printf "d%03d/f%06d\n", int($1 / 1000), $1}' | xargs touch &&
+			find . -type f -exec chmod 0666 {} +)
+		(cd "$stage/meas" && seq -f 'd%03g' 0 $(( (m - 1) / 1000 )) | xargs mkdir &&
+			seq 0 $((m - 1)) | awk '{f = sprintf("d%03d/m%06d", int($1 / 1000), $1)
+				print "ima-slim report: measured file " $1 > f; close(f)}')
+		mkfs "$img.tmp" "$stage" $((n + m + (n + m) / 1000 + 1024)) $(( n / 2048 + m / 200 + 64 ))
+		mv "$img.tmp" "$img"
+		rm -rf "$stage"
+	fi
+	;;
 *) die "mkdisk: unknown test '$test'" ;;
 esac
 mkfs "$run/out.img" "" 1024 32
