@@ -13,11 +13,17 @@ export KERNEL_SRC BUILD
 	parse test selftest summary clean clean-src
 
 all: deps
-	@scripts/bench.sh noima $(VARIANTS)
+	@scripts/report.sh noima $(VARIANTS)
 	@scripts/summary.sh noima $(VARIANTS)
 
+# Re-render build/report/ from its results.json, without booting; then check it.
+.PHONY: report
+report: deps
+	@/usr/bin/python3 scripts/report.py render "$${BUILD:-build}/report"
+	@/usr/bin/python3 scripts/report.py check "$${BUILD:-build}/report"
+
 help:
-	@echo 'make                 build noima $(VARIANTS), run the memory benchmark, summarise'
+	@echo 'make                 build noima $(VARIANTS), boot each, write the report (build/report/), summarise'
 	@echo 'make test            every check; last line "N passed, N failed"'
 	@echo 'make deps            install the missing Debian packages (and only those)'
 	@echo 'make tree            the pristine $(KERNEL_SERIES) tree (KERNEL_SRC=/path: yours)'
@@ -27,7 +33,8 @@ help:
 	@echo 'make boot V=...      boot it under QEMU + swtpm and verify the IMA log'
 	@echo 'make suite           the in-guest IMA suite (KTAP) on $(VARIANTS), table case x variant'
 	@echo 'make kunit V=...     the KUnit suites on UML (kunit.py run; default V=fixed)'
-	@echo 'make bench           the memory benchmark only (SLAB_FILES=N, default 100000)'
+	@echo 'make report          re-render build/report/ from its results.json (no boot), and check it'
+	@echo 'make bench           the report alone, no summary (REPORT_SWEEP=..., see scripts/report.sh --help)'
 	@echo 'make dev             a worktree on branch ima-slim/dev to edit the series'
 	@echo 'make export          regenerate patches/ and series from ima-slim/dev'
 	@echo 'make check-patches   apply (git am, quilt), export round-trip, b4, checkpatch'
@@ -61,7 +68,7 @@ kunit: deps
 	@scripts/kunit.sh $(if $(filter command line,$(origin V)),$(V),fixed)
 
 bench: deps
-	@scripts/bench.sh noima $(VARIANTS)
+	@scripts/report.sh noima $(VARIANTS)
 
 dev: deps
 	@scripts/series.sh dev
