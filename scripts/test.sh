@@ -43,7 +43,8 @@ passed() { awk -F'\t' -v n="$1" '$1 == n && $2 == "pass" {f=1} END {exit !f}' "$
 
 # 1. The harness's own tests: parsers and bad input, no kernel needed.
 for t in lint console_status evmctl_verdict verify_golden verify_corrupted_log \
-	verify_no_tpm verify_missing_file suite_golden suite_case_failed suite_guest_stopped kernel_src_dirty kernel_src_not_612 kernel_src_not_git; do
+	verify_no_tpm verify_missing_file suite_golden suite_case_failed suite_guest_stopped kernel_src_dirty kernel_src_not_612 kernel_src_not_git \
+	report_check_golden report_check_corrupted report_bad_input; do
 	check "harness: $t" "$TOP/scripts/selftest.sh" "$t"
 done
 
@@ -106,9 +107,10 @@ else
 	done
 fi
 
-# 6. The memory benchmark on every variant and the zero reference: the
-#    report is made and adds up (its figures are read, not asserted here).
-check "bench: slab report (noima ${variants[*]})" "$TOP/scripts/bench.sh" noima "${variants[@]}"
+# 6. The report, reduced (scripts/report.sh --smoke, into build/report-smoke):
+#    it is made and adds up (scripts/report.py check: sums, N, inodes in
+#    core, variants, keys). Its figures are read, never asserted here.
+check "report: smoke (noima ${variants[*]})" "$TOP/scripts/report.sh" --smoke noima "${variants[@]}"
 
 # The summary, as text and JSON.
 jq -R -s --arg started "$(date -u -d "@$START_TIME" +%FT%TZ)" --arg tree "$(tree_id)" '
