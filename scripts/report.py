@@ -243,12 +243,15 @@ def collect(out):
         # (above 1: faster). The range pairs the extremes of both.
         r["open_close_ratio_vs_vanilla"] = {}
         r["open_close_ratio_range_vs_vanilla"] = {}
+        r["open_close_ratio_of_fastest_vs_vanilla"] = {}
         for clock in CLOCKS:
             r["open_close_ratio_vs_vanilla"][clock] = {}
             r["open_close_ratio_range_vs_vanilla"][clock] = {}
+            r["open_close_ratio_of_fastest_vs_vanilla"][clock] = {}
             for case in CASES:
                 a, b = r["hot_path"][clock][case], van["hot_path"][clock][case]
                 r["open_close_ratio_vs_vanilla"][clock][case] = b["median"] / a["median"]
+                r["open_close_ratio_of_fastest_vs_vanilla"][clock][case] = b["min"] / a["min"]
                 r["open_close_ratio_range_vs_vanilla"][clock][case] = [b["min"] / a["max"], b["max"] / a["min"]]
     results = {
         "schema": SCHEMA,
@@ -262,6 +265,8 @@ def collect(out):
             "open+close divided by the variant's (above 1: faster than vanilla)",
             "open_close_ratio_range_vs_vanilla": "[vanilla min / variant max, vanilla max / "
             "variant min] over the repeats",
+            "open_close_ratio_of_fastest_vs_vanilla": "vanilla's fastest repeat divided by the "
+            "variant's (noise on the host only adds time, so the fastest is the least disturbed)",
         },
         "anchors_2010": ANCHORS_2010,
         "variants": variants,
@@ -308,7 +313,10 @@ def comparison(results):
 # ---------------------------------------------------------------- render
 
 def f1(x):
-    return "–" if x is None else f"{x:.1f}"
+    if x is None:
+        return "–"
+    t = f"{x:.1f}"
+    return "0.0" if t == "-0.0" else t
 
 
 def table(head, rows, align=None):
@@ -318,12 +326,11 @@ def table(head, rows, align=None):
     return out
 
 
-def cache_rows(entries, count, names_min=0.5):
-    """Rows for caches that moved by names_min B per unit somewhere, plus an
-    'other caches' row so that the rows add up to the total."""
-    names = sorted({n for caches in entries.values() for n, c in caches.items()
-                    if abs(c["slab_bytes"]) / count >= names_min})
-    return names
+def caches_to_show(entries, count, floor=0.5):
+    """The caches that moved by floor bytes per unit in some variant; the
+    table adds an 'other caches' row so that its rows add up to the total."""
+    return sorted({n for caches in entries.values() for n, c in caches.items()
+                   if abs(c["slab_bytes"]) / count >= floor})
 
 
 def ordered(res):
@@ -448,10 +455,13 @@ def render_md(res):
                              f"{h['median']:.0f} [{h['min']:.0f}–{h['max']:.0f}]",
                              f"{h['spread_pct']:.1f}", len(h["ns_per_open_close"]),
                              f"{V[v]['open_close_ratio_vs_vanilla'][clock][case]:.3f} "
-                             f"[{rr[0]:.3f}–{rr[1]:.3f}]"])
+                             f"[{rr[0]:.3f}–{rr[1]:.3f}]",
+                             f"{V[v]['open_close_ratio_of_fastest_vs_vanilla'][clock][case]:.3f}"])
         L += table(["case", "variant", "ns per open+close", "spread %", "repeats",
-                    "speed vs vanilla"], rows, ["---", "---", "---:", "---:", "---:", "---:"])
+                    "speed vs vanilla (medians) [range]", "fastest vs fastest"], rows,
+                   ["---", "---", "---:", "---:", "---:", "---:", "---:"])
         L.append("")
+    L += targets(res)
     # 2010.
     L += history(res)
     L.append("## Runs")
@@ -468,9 +478,8 @@ def render_md(res):
 
 
 def cache_table(res, pick, count, unit):
-    V = res["variants"]
     vs = ordered(res)
-    names = cache_rows({v: pick(v)["caches"] for v in vs}, count)
+    names = caches_to_show({v: pick(v)["caches"] for v in vs}, count)
     rows = []
     for n in names:
         size = max((pick(v)["caches"].get(n, {}).get("objsize", 0) for v in vs))
@@ -488,7 +497,7 @@ def cache_table(res, pick, count, unit):
 
 def explain(res):
     """A short text generated from the figures."""
-    V, c, p = res["variants"], res["comparison"], res["parameters"]
+    V, c = res["variants"], res["comparison"]
     ov = {v: V[v]["ima_overhead_bytes_per_inode"] for v in V}
     L = ["## What the figures say", ""]
     van = V["vanilla"]["overhead_by_cache"]["unmeasured"]
@@ -525,12 +534,22 @@ def explain(res):
                  "when a rule asks for one, and no inode blob is needed.")
     ratio = V.get("fixed", {}).get("open_close_ratio_vs_vanilla")
     if ratio:
-        L.append("- **open+close**, fixed against vanilla, speed ratio: "
-                 + "; ".join(f"{CASE_TEXT[k]}: {ratio['wall'][k]:.3f} (wall), "
-                             f"{ratio['icount'][k]:.3f} (instructions)" for k in CASES)
-                 + ". Wall-clock times under TCG move with the host's load "
-                 "(see the spread); the instruction-counted run is repeatable to the instruction "
-                 "but does not weigh cache misses.")
+        rng = V["fixed"]["open_close_ratio_range_vs_vanilla"]["wall"]
+        fast = V["fixed"]["open_close_ratio_of_fastest_vs_vanilla"]["wall"]
+        blur = [k for k in CASES if rng[k][0] <= 1 <= rng[k][1]]
+        worst = max(V[v]["hot_path"]["wall"][k]["spread_pct"] for v in V for k in CASES)
+        L.append("- **open+close**, fixed against vanilla, speed ratio of the medians: "
+                 + "; ".join(f"{CASE_TEXT[k]}: {ratio['wall'][k]:.3f} on the wall clock "
+                             f"(fastest repeats {fast[k]:.3f}), {ratio['icount'][k]:.3f} "
+                             "in instructions" for k in CASES) + ". "
+                 + (f"On the wall clock the repeats spread by up to {worst:.0f}% (QEMU TCG on a "
+                    "shared host), and in " + str(len(blur)) + " of the " + str(len(CASES))
+                    + " cases fixed's range overlaps vanilla's: there the wall clock cannot "
+                    "tell them apart. " if blur else
+                    f"On the wall clock the repeats spread by up to {worst:.0f}%. ")
+                 + "The instruction-counted repeats spread by at most "
+                 f"{max(V[v]['hot_path']['icount'][k]['spread_pct'] for v in V for k in CASES):.1f}%, "
+                 "but they count instructions: they do not weigh cache misses or lock waits.")
     L.append("")
     return L
 
@@ -539,6 +558,44 @@ def shares(by_cache, floor=4.0):
     """'cache X B' for the caches that carry at least floor bytes, largest first."""
     big = sorted(((x, n) for n, x in by_cache.items() if x >= floor), reverse=True)
     return ", ".join(f"`{n}` {f1(x)} B" for x, n in big) or "no cache above 4 B"
+
+
+# The targets issue 7 sets, read against the figures (reported, never asserted).
+TARGETS = {"baseline_min_bytes": 500, "factor": 40, "speed_min": 0.97}
+
+
+def targets(res):
+    V = res["variants"]
+    if not all(v in V for v in ("baseline", "fixed")):
+        return []
+    ov = {v: V[v]["ima_overhead_bytes_per_inode"]["unmeasured"] for v in V}
+    yes = lambda ok: "yes" if ok else "**no**"  # noqa: E731
+    ratio = ov["baseline"] / ov["fixed"] if ov["fixed"] > 0 else None
+    rows = [
+        [f"baseline overhead ≥ {TARGETS['baseline_min_bytes']} B per inode", f"{f1(ov['baseline'])} B",
+         yes(ov["baseline"] >= TARGETS["baseline_min_bytes"])],
+        ["fixed ≤ vanilla (per unmeasured inode)", f"{f1(ov['fixed'])} B ≤ {f1(ov['vanilla'])} B",
+         yes(ov["fixed"] <= ov["vanilla"])],
+        ["fixed as near 0 B as the layout allows", f"{f1(ov['fixed'])} B", "(read it)"],
+        [f"baseline / fixed ≥ {TARGETS['factor']}×",
+         f"{ratio:.0f}×" if ratio else "unbounded (fixed ≤ noima)",
+         yes(ratio is None or ratio >= TARGETS["factor"])],
+    ]
+    for clock, name in (("icount", "instructions"), ("wall", "wall clock, medians")):
+        for k in CASES:
+            x = V["fixed"]["open_close_ratio_vs_vanilla"][clock][k]
+            lo, hi = V["fixed"]["open_close_ratio_range_vs_vanilla"][clock][k]
+            verdict = yes(x >= TARGETS["speed_min"])
+            if clock == "wall" and lo < TARGETS["speed_min"] <= hi:
+                verdict = "undecided: the range straddles it"
+            rows.append([f"open+close on fixed ≥ {TARGETS['speed_min']}× vanilla: {k}, {name}",
+                         f"{x:.3f} [{lo:.3f}–{hi:.3f}]", verdict])
+    L = ["## Against the targets of issue 7", "",
+         "Read from the figures above; `make test` never asserts them."]
+    L.append("")
+    L += table(["target", "measured", "met"], rows, ["---", "---:", "---"])
+    L.append("")
+    return L
 
 
 def history(res):
@@ -557,8 +614,9 @@ def history(res):
                  f"{f1(c['baseline_bytes_per_inode'])} B per inode "
                  f"({100 * c['baseline_bytes_per_inode'] / c['chinner_bytes_per_inode']:.0f}% of the "
                  "2010 figure, with 6.12's object sizes). "
-                 + ("The hog **reproduced**." if c["baseline_bytes_per_inode"] >= 0.5 * c["chinner_bytes_per_inode"]
-                    else "The hog did **not** reproduce at the 2010 scale."))
+                 + ("Within a factor of two of 2010: the hog **reproduced**."
+                    if 0.5 <= c["baseline_bytes_per_inode"] / c["chinner_bytes_per_inode"] <= 2
+                    else "Not within a factor of two of 2010: the hog did **not** reproduce at that scale."))
     fa = a["paris_factor"]
     if "baseline" in V and "fixed" in V:
         r = c.get("baseline_over_fixed_unmeasured")
@@ -613,7 +671,7 @@ def plots(res, out):
     fig.savefig(os.path.join(out, "overhead_vs_n.png"), dpi=110)
     plt.close(fig)
     # 2. Where the bytes go: stacked per cache, unmeasured and measured.
-    fig, axes = plt.subplots(1, 2, figsize=(11, 4.5))
+    fig, axes = plt.subplots(1, 2, figsize=(13, 4.5))
     for ax, kind, title in zip(axes, ("unmeasured", "measured"),
                                (f"per unmeasured inode (N = {p['sweep'][-1]:,})",
                                 f"per measured file ({p['measured_files']:,} files)")):
@@ -635,12 +693,12 @@ def plots(res, out):
             neg_base = [nb + min(x, 0) for x, nb in zip(vals, neg_base)]
         for j, v in enumerate(vs):
             tot = V[v]["ima_overhead_bytes_per_inode"][kind]
-            ax.annotate(f"{tot:.1f} B", (j, max(pos_base[j], 0)), ha="center", va="bottom", fontsize=8)
+            ax.annotate(f"{f1(tot)} B", (j, max(pos_base[j], 0)), ha="center", va="bottom", fontsize=8)
         ax.axhline(0, color="grey", lw=0.6)
-        ax.margins(y=0.12)
+        ax.set_ylim(min(min(neg_base), 0) * 1.15 - 0.02 * max(pos_base), max(pos_base) * 1.12)
         ax.set_ylabel("bytes (− noima)")
         ax.set_title(title, fontsize=10)
-        ax.legend(fontsize=7)
+        ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.0, 1.0))
     fig.suptitle("Where IMA's bytes go, by slab cache")
     fig.tight_layout()
     fig.savefig(os.path.join(out, "where_bytes_go.png"), dpi=110)
@@ -812,6 +870,8 @@ def check_results(res, problems):
                 van = V["vanilla"]["hot_path"][clock][case]
                 if not close(r["open_close_ratio_vs_vanilla"][clock][case], van["median"] / h["median"]):
                     bad(f"{v}: {clock} {case}: the ratio to vanilla does not follow from the medians")
+                if not close(r["open_close_ratio_of_fastest_vs_vanilla"][clock][case], van["min"] / h["min"]):
+                    bad(f"{v}: {clock} {case}: the ratio of the fastest repeats does not follow from them")
                 lo, hi = r["open_close_ratio_range_vs_vanilla"][clock][case]
                 if not lo <= r["open_close_ratio_vs_vanilla"][clock][case] <= hi:
                     bad(f"{v}: {clock} {case}: the ratio lies outside its range")
