@@ -69,6 +69,9 @@ for v in "${variants[@]}"; do
 done
 variants=("${ordered[@]}")
 
+# Everything is written to OUT.partial and moves to OUT only once the runs
+# are done: a failed run leaves the last report in place.
+final=$out out=$out.partial
 raw=$out/raw
 rm -rf "$out"
 mkdir -p "$raw"
@@ -89,6 +92,7 @@ boot() {
 	[ "$clock" = wall ] || qemu_args="-icount shift=0,sleep=off"
 	t0=$(date -u +%FT%TZ)
 	say "report: $v: boot ($clock clock; steps $steps)"
+	rm -f "$run/ktap.log"	# the last run's progress is not this one's
 	RUN_NAME=$run_name QEMU_ARGS=$qemu_args REPORT_FILES=$max_n REPORT_MEASURED=$measured \
 		GUEST_CMDLINE="ima_slim.steps=$steps ima_slim.sweep=$sweep ima_slim.repeats=$reps ima_slim.passes=$passes ima_slim.hot=$hot ${GUEST_CMDLINE:-}" \
 		"$TOP/qemu/run.sh" "$v" report --timeout "${REPORT_TIMEOUT:-1800}" &
@@ -137,7 +141,9 @@ jq -n --arg started "$started" --arg finished "$(date -u +%FT%TZ)" --arg sweep "
 	  icount_repeats: $icount_repeats, passes: $passes, guest_mem: $mem}' >"$raw/parameters.json"
 /usr/bin/python3 "$TOP/scripts/report.py" collect "$out"
 /usr/bin/python3 "$TOP/scripts/report.py" render "$out"
+rm -rf "$final"
+mv "$out" "$final"
 rc=0
-/usr/bin/python3 "$TOP/scripts/report.py" check "$out" || rc=$?
-say "report: $out/report.md, results.json and the plots $out/*.png"
+/usr/bin/python3 "$TOP/scripts/report.py" check "$final" || rc=$?
+say "report: $final/report.md, results.json and the plots $final/*.png"
 exit "$rc"
