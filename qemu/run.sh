@@ -144,7 +144,7 @@ elif [ "$(cat "$run/out/status")" != 0 ]; then
 	echo "FAIL: $variant: the guest test '$test' failed (status $(cat "$run/out/status"))" >&2
 	exit 1
 fi
-# The boot test's IMA log must verify; the slab test hands back figures for
+# The boot test's IMA log must verify; the report test hands back figures for
 # the report, which checks them itself.
 if [ "$test" = boot ]; then
 	"$here/verify.sh" "$run/out" "$run/expected-measurements.txt" 2>&1 | tee "$run/verify.log" || rc=${PIPESTATUS[0]}
