@@ -52,7 +52,7 @@ ANCHORS_2010 = {
     },
     "series_2_6_37": {
         "bytes_per_inode": 4,
-        "source": "the merged 2.6.37 series: an unsigned int i_readcount in "
+        "source": "The merged 2.6.37 series: an unsigned int i_readcount in "
                   "struct inode, an iint only for inodes the policy measures",
     },
 }
@@ -548,7 +548,7 @@ def explain(res):
                     "tell them apart. " if blur else
                     f"On the wall clock the repeats spread by up to {worst:.0f}%. ")
                  + "The instruction-counted repeats spread by at most "
-                 f"{max(V[v]['hot_path']['icount'][k]['spread_pct'] for v in V for k in CASES):.1f}%, "
+                 f"{max(V[v]['hot_path']['icount'][k]['spread_pct'] for v in V for k in CASES):.2f}%, "
                  "but they count instructions: they do not weigh cache misses or lock waits.")
     L.append("")
     return L
