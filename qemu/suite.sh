@@ -12,8 +12,9 @@ here=$(cd "$(dirname "$0")" && pwd)
 
 if [ $# -ne 1 ] || [ "$1" = --help ]; then sed -n '2,8s/^# //p' "$0"; exit 0; fi
 run=$1
-kunit=$(tree_dir)/tools/testing/kunit/kunit.py
-[ -f "$kunit" ] || die "$kunit is missing: run 'make tree'"
+# The parser of the pinned tree (made on first use, as every step does).
+kunit=$("$TOP/scripts/tree.sh")/tools/testing/kunit/kunit.py
+[ -f "$kunit" ] || die "$kunit is missing: the kernel tree has no kunit.py"
 [ -f "$run/ktap.log" ] || die "$run/ktap.log is missing: the guest was not booted with qemu/run.sh"
 doc=$run/suite.ktap
 {
