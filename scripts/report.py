@@ -666,7 +666,7 @@ def plots(res, out):
         ax.grid(True, alpha=0.3)
         ax.legend(fontsize=8)
         ax.set_title("zoom: without baseline" if zoom else "all variants")
-    fig.suptitle(f"IMA slab overhead per unmeasured in-core inode, {V['vanilla']['release']}")
+    fig.suptitle(f"IMA slab overhead per unmeasured in-core inode, Linux {V['vanilla']['release'].split('-')[0]}")
     fig.tight_layout()
     fig.savefig(os.path.join(out, "overhead_vs_n.png"), dpi=110)
     plt.close(fig)
