@@ -9,16 +9,22 @@ V ?= vanilla
 VARIANTS ?= vanilla baseline fixed
 export KERNEL_SRC BUILD
 
-.PHONY: all help deps tree src config build boot kunit bench dev export check-patches check-series lockdep \
+.PHONY: all help deps tree src config build boot suite kunit bench dev export check-patches check-series lockdep \
 	stress stress-short stress-demo \
 	parse test selftest summary clean clean-src
 
 all: deps
-	@scripts/bench.sh noima $(VARIANTS)
+	@scripts/report.sh noima $(VARIANTS)
 	@scripts/summary.sh noima $(VARIANTS)
 
+# Re-render build/report/ from its results.json, without booting; then check it.
+.PHONY: report
+report: deps
+	@/usr/bin/python3 scripts/report.py render "$${BUILD:-build}/report"
+	@/usr/bin/python3 scripts/report.py check "$${BUILD:-build}/report"
+
 help:
-	@echo 'make                 build noima $(VARIANTS), run the memory benchmark, summarise'
+	@echo 'make                 build noima $(VARIANTS), boot each, write the report (build/report/), summarise'
 	@echo 'make test            every check; last line "N passed, N failed"'
 	@echo 'make deps            install the missing Debian packages (and only those)'
 	@echo 'make tree            the pristine $(KERNEL_SERIES) tree (KERNEL_SRC=/path: yours)'
@@ -26,8 +32,10 @@ help:
 	@echo 'make config V=...    tinyconfig + configs/ fragments, checked'
 	@echo 'make build V=...     the guest bzImage in build/V/'
 	@echo 'make boot V=...      boot it under QEMU + swtpm and verify the IMA log'
+	@echo 'make suite           the in-guest IMA suite (KTAP) on $(VARIANTS), table case x variant'
 	@echo 'make kunit V=...     the KUnit suites on UML (kunit.py run; default V=fixed)'
-	@echo 'make bench           the memory benchmark only (SLAB_FILES=N, default 100000)'
+	@echo 'make report          re-render build/report/ from its results.json (no boot), and check it'
+	@echo 'make bench           the report alone, no summary (REPORT_SWEEP=..., see scripts/report.sh --help)'
 	@echo 'make dev             a worktree on branch ima-slim/dev to edit the series'
 	@echo 'make export          regenerate patches/ and series from ima-slim/dev'
 	@echo 'make check-patches   apply (git am, quilt), export round-trip, b4, checkpatch'
@@ -37,7 +45,7 @@ help:
 	@echo '                     failslab on the iint cache, then baseline vs fixed; build/stress/'
 	@echo 'make stress-short    the same, about a minute of stress (what CI runs)'
 	@echo 'make stress-demo     a deliberately broken IMA: the stress checks must catch it'
-	@echo 'make parse LOG=...   re-read a KUnit log (file) or a guest result folder'
+	@echo 'make parse LOG=...   re-read a KTAP log (KUnit, suite.ktap) or a guest result folder'
 	@echo 'variants: noima vanilla baseline fixed debug'
 
 deps:
@@ -58,11 +66,14 @@ build: deps
 boot: build
 	@qemu/run.sh $(V) boot
 
+suite: deps
+	@scripts/suite.sh $(VARIANTS)
+
 kunit: deps
 	@scripts/kunit.sh $(if $(filter command line,$(origin V)),$(V),fixed)
 
 bench: deps
-	@scripts/bench.sh noima $(VARIANTS)
+	@scripts/report.sh noima $(VARIANTS)
 
 dev: deps
 	@scripts/series.sh dev
@@ -90,9 +101,9 @@ check-patches: deps
 	@for s in base am quilt export b4 checkpatch; do scripts/series.sh check $$s || exit 1; done
 
 parse:
-	@test -n "$(LOG)" || { echo 'usage: make parse LOG=<kunit log file | guest result folder>' >&2; exit 2; }
+	@test -n "$(LOG)" || { echo 'usage: make parse LOG=<KTAP log file | guest result folder>' >&2; exit 2; }
 	@if [ -d "$(LOG)" ]; then qemu/verify.sh "$(LOG)"; \
-	 else python3 "$$(scripts/variant.sh fixed)/tools/testing/kunit/kunit.py" parse "$(LOG)"; fi
+	 else python3 "$$(scripts/tree.sh)/tools/testing/kunit/kunit.py" parse "$(LOG)"; fi
 
 test: deps
 	@scripts/test.sh $(VARIANTS)

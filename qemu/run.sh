@@ -3,7 +3,9 @@
 # and verify what the guest hands back on its disk (not on the console).
 # Usage: qemu/run.sh VARIANT [TEST] [--timeout SECONDS]
 #   TEST defaults to "boot". Logs and results: build/runs/VARIANT-TEST/
-#   Environment: GUEST_MEM (1G), GUEST_SMP (1), GUEST_CMDLINE (extra args).
+#   (RUN_NAME=NAME: build/runs/NAME/ instead; QEMU_ARGS="...": extra
+#   QEMU options, e.g. "-icount shift=0" for instruction-counted time)
+#   GUEST_MEM (1G), GUEST_SMP (1), GUEST_CMDLINE (extra kernel arguments).
 #   (console.log: ttyS0, the kernel's console; ktap.log: ttyS1, where guest
 #   tests write KTAP, away from kernel messages).
 # Exit: 0 pass, 1 test failure, 2 harness or infrastructure error.
@@ -12,7 +14,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../scripts/common.sh"
 . "$here/lib.sh"
 
-usage() { sed -n '2,9s/^# //p' "$0"; }
+usage() { sed -n '2,11s/^# //p' "$0"; }
 timeout_s=${BOOT_TIMEOUT:-300}
 args=()
 while [ $# -gt 0 ]; do
@@ -26,7 +28,7 @@ done
 [ ${#args[@]} -ge 1 ] || { usage >&2; exit 2; }
 variant=${args[0]} test=${args[1]:-boot}
 kernel=$(variant_dir "$variant")/bzImage
-run=$BUILD/runs/$variant-$test
+run=$BUILD/runs/${RUN_NAME:-$variant-$test}
 for tool in qemu-system-x86_64 swtpm mkfs.ext4 debugfs; do
 	command -v "$tool" >/dev/null || die "$tool is missing: run 'make deps'"
 done
@@ -67,7 +69,8 @@ case " $(variant_field "$variant" 3) " in *" debug "*) cmdline+=" pci=noacpi" ;;
 cmdline+=" ${GUEST_CMDLINE:-}"
 say "$variant: booting under QEMU (test $test, timeout ${timeout_s}s, console $run/console.log)"
 t0=$(date +%s)
-qemu-system-x86_64 -machine pc -m "${GUEST_MEM:-1G}" -smp "${GUEST_SMP:-1}" \
+read -ra qemu_args <<<"${QEMU_ARGS:-}"
+qemu-system-x86_64 "${qemu_args[@]}" -machine pc -m "${GUEST_MEM:-1G}" -smp "${GUEST_SMP:-1}" \
 	-nodefaults -display none -no-reboot -monitor none \
 	-serial "file:$run/console.log" -serial "file:$run/ktap.log" \
 	-kernel "$kernel" -initrd "$initrd" -append "$cmdline" \
@@ -150,14 +153,17 @@ disk_full() {
 	die "$variant: the results disk $run/out.img is full ($free of $blocks blocks free): the guest could not write all its results"
 }
 [ -f "$run/out/status" ] || { disk_full || true; die "$variant: the guest left no status on its disk"; }
-if [ "$(cat "$run/out/status")" != 0 ]; then
+rc=0
+if [ "$test" = suite ]; then
+	# The suite's verdict is its KTAP, case by case, not the guest's status.
+	"$here/suite.sh" "$run" || rc=$?
+elif [ "$(cat "$run/out/status")" != 0 ]; then
 	disk_full || true
 	tail -n 20 "$run/out/guest.log" >&2
 	echo "FAIL: $variant: the guest test '$test' failed (status $(cat "$run/out/status"))" >&2
 	exit 1
 fi
-rc=0
-# The boot test's IMA log must verify; the slab test hands back figures for
+# The boot test's IMA log must verify; the report test hands back figures for
 # the report, which checks them itself.
 if [ "$test" = boot ]; then
 	"$here/verify.sh" "$run/out" "$run/expected-measurements.txt" 2>&1 | tee "$run/verify.log" || rc=${PIPESTATUS[0]}

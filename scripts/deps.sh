@@ -34,6 +34,7 @@ swtpm-tools          swtpm_setup
 ima-evm-utils        evmctl: replay the IMA log against the PCRs
 shellcheck           linting the project's scripts
 dwarves              pahole: struct layouts
+python3-matplotlib   the report's PNG plots (scripts/report.py render)
 "
 
 missing=()

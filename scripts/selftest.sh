@@ -67,6 +67,23 @@ t_verify_missing_file() {	# a file root read but the log lacks is a failure
 	echo "sha256:$(printf '%064d' 0) /mnt/data/never-read" >>"$tmp/missing/expected-measurements.txt"
 	expect_fail 1 'never-read .* measured 0 times' "$TOP/qemu/verify.sh" "$tmp/missing" "$tmp/missing/expected-measurements.txt"
 }
+t_suite_golden() {	# a real guest's KTAP and log, wrapped and parsed by kunit.py: every case passes
+	rm -rf "$tmp/suite" && cp -r "$data/suite-vanilla" "$tmp/suite"
+	"$TOP/qemu/suite.sh" "$tmp/suite" >/dev/null &&
+	[ "$(jq '[.. | objects | select(has("test_cases")) | .test_cases[]] | length' "$tmp/suite/suite.json")" -ge 19 ]
+}
+t_suite_case_failed() {	# one case the guest reported as failed fails the suite
+	rm -rf "$tmp/suite-fail" && cp -r "$data/suite-vanilla" "$tmp/suite-fail"
+	sed -i 's/^    ok \([0-9]*\) violation_tomtou$/    # FAIL: planted\n    not ok \1 violation_tomtou/; s/^ok 1 ima_guest$/not ok 1 ima_guest/' \
+		"$tmp/suite-fail/ktap.log"
+	grep -q 'not ok [0-9]* violation_tomtou' "$tmp/suite-fail/ktap.log" || { echo "could not plant the failure"; return 1; }
+	expect_fail 1 'FAILED.*violation_tomtou' "$TOP/qemu/suite.sh" "$tmp/suite-fail"
+}
+t_suite_guest_stopped() {	# a guest that stopped halfway leaves its suite short: a failure, not a pass
+	rm -rf "$tmp/suite-short" && cp -r "$data/suite-vanilla" "$tmp/suite-short"
+	head -n 8 "$data/suite-vanilla/ktap.log" >"$tmp/suite-short/ktap.log"
+	expect_fail 1 'ima_guest' "$TOP/qemu/suite.sh" "$tmp/suite-short"
+}
 t_kernel_src_dirty() {	# a dirty KERNEL_SRC is refused and left alone
 	fake_kernel "$tmp/ksrc-dirty" 6.12
 	echo change >>"$tmp/ksrc-dirty/Makefile"
@@ -100,6 +117,68 @@ t_broken_patch() {	# a patch that does not apply is named, with the file it fail
 	# A variant of its own: its branch must not collide with build/fixed's.
 	expect_fail 2 "patch 1/[0-9]+ patches/$p does not apply" \
 		env BUILD="$copy/build" EXTRA_VARIANTS="selftest all guest" "$copy/scripts/variant.sh" selftest
+}
+# A report folder rendered from the golden results.json (a real smoke run).
+report_copy() {
+	rm -rf "$tmp/${1:?}" && mkdir -p "$tmp/$1"
+	cp "$data/report-smoke/results.json" "$tmp/$1/"
+	/usr/bin/python3 "$TOP/scripts/report.py" render "$tmp/$1" 2>&1
+}
+# report_edit DIR PYTHON: change DIR/results.json with a Python statement on r.
+report_edit() {
+	/usr/bin/python3 - "$1/results.json" "$2" <<-'EOF'
+	import json, sys
+	path, stmt = sys.argv[1], sys.argv[2]
+	r = json.load(open(path))
+	exec(stmt)
+	json.dump(r, open(path, "w"), indent=1, sort_keys=True)
+	EOF
+}
+t_report_check_golden() {	# a real run's results.json renders to a report that checks out
+	report_copy report-golden
+	/usr/bin/python3 "$TOP/scripts/report.py" check "$tmp/report-golden"
+}
+t_report_check_corrupted() {	# each kind of damage to the report is caught and named
+	local d=$tmp/report-bad
+	report_copy report-bad >/dev/null
+	# A cache's bytes no longer add up to the total at one N.
+	report_edit "$d" 'c = r["variants"]["fixed"]["unmeasured"]["points"][-1]["caches"]; c[sorted(c)[0]]["slab_bytes"] += 4096'
+	expect_fail 1 "fixed: N=[0-9]+: the caches' slab_bytes add up to" /usr/bin/python3 "$TOP/scripts/report.py" check "$d"
+	# A variant that was asked for is missing.
+	report_copy report-bad >/dev/null
+	report_edit "$d" 'del r["variants"]["baseline"]'
+	expect_fail 1 'variant baseline was asked for but is missing' /usr/bin/python3 "$TOP/scripts/report.py" check "$d"
+	# The sweep's N are not those asked for.
+	report_copy report-bad >/dev/null
+	report_edit "$d" 'r["parameters"]["sweep"][-1] += 1000'
+	expect_fail 1 'the points are N = ' /usr/bin/python3 "$TOP/scripts/report.py" check "$d"
+	# The inodes did not come into core.
+	report_copy report-bad >/dev/null
+	report_edit "$d" 'r["variants"]["vanilla"]["unmeasured"]["points"][0]["incore_inodes"] = 10'
+	expect_fail 1 'vanilla: N=[0-9]+: only 10 inodes came into core' /usr/bin/python3 "$TOP/scripts/report.py" check "$d"
+	# A headline key is gone.
+	report_copy report-bad >/dev/null
+	report_edit "$d" 'del r["variants"]["fixed"]["open_close_ratio_vs_vanilla"]'
+	expect_fail 1 "lacks or garbles a field: KeyError: 'open_close_ratio_vs_vanilla'" /usr/bin/python3 "$TOP/scripts/report.py" check "$d"
+	# The headline overhead was changed by hand.
+	report_copy report-bad >/dev/null
+	report_edit "$d" 'r["variants"]["fixed"]["ima_overhead_bytes_per_inode"]["unmeasured"] = 0.5'
+	expect_fail 1 'fixed: ima_overhead_bytes_per_inode does not match' /usr/bin/python3 "$TOP/scripts/report.py" check "$d"
+	# report.md edited after rendering.
+	report_copy report-bad >/dev/null
+	echo "| fixed | 0.0 | (added by hand) |" >>"$d/report.md"
+	expect_fail 1 'report.md is not what results.json says' /usr/bin/python3 "$TOP/scripts/report.py" check "$d"
+	# A truncated results.json.
+	report_copy report-bad >/dev/null
+	head -c 2000 "$data/report-smoke/results.json" >"$d/results.json"
+	expect_fail 1 'results.json is not JSON' /usr/bin/python3 "$TOP/scripts/report.py" check "$d"
+}
+t_report_bad_input() {	# sizes that cannot work are refused before anything is built
+	expect_fail 2 'growing multiples of 1000' env REPORT_SWEEP=5000,2500 "$TOP/scripts/report.sh" --smoke noima
+	expect_fail 2 'larger than the one before' env REPORT_SWEEP=20000,5000 "$TOP/scripts/report.sh" --smoke noima
+	expect_fail 2 'REPORT_REPEATS=x is not a positive whole number' env REPORT_REPEATS=x "$TOP/scripts/report.sh" --smoke noima
+	expect_fail 2 "unknown variant 'nosuch'" "$TOP/scripts/report.sh" --smoke nosuch
+	expect_fail 1 'does not exist: run scripts/report.sh first' /usr/bin/python3 "$TOP/scripts/report.py" check "$tmp/no-report"
 }
 t_swtpm_fails_to_start() {	# a swtpm that will not start is an infrastructure error, named
 	mkdir -p "$tmp/shim-dead"

@@ -11,15 +11,4 @@ done
 /mnt/bin/hello.sh >/out/hello.out	# BPRM_CHECK of a script
 /mnt/bin/busybox true			# BPRM_CHECK of an ELF binary
 
-ima=/sys/kernel/security/ima
-cp "$ima/binary_runtime_measurements" /out/
-cp "$ima/ascii_runtime_measurements" /out/
-cat "$ima/violations" >/out/violations
-# evmctl's PCR file format: one "PCR-NN: <hex>" line per PCR, in order.
-for bank in sha256 sha1; do
-	[ -d "/sys/class/tpm/tpm0/pcr-$bank" ] || continue
-	for i in 0 1 2 3 4 5 6 7 8 9 10; do
-		printf 'PCR-%02d: %s\n' "$i" "$(cat "/sys/class/tpm/tpm0/pcr-$bank/$i")"
-	done >"/out/pcrs-$bank.txt"
-done
-ls /sys/class/tpm >/out/tpm-devices
+save_ima_state

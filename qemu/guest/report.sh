@@ -1,0 +1,108 @@
+# shellcheck shell=sh
+# Guest test "report": everything the memory and cost report needs from one
+# boot, in order:
+#   1. sweep: stat cumulative slices of /mnt/many (N = the sizes in
+#      ima_slim.sweep=, whole folders of 1000), /proc/slabinfo and
+#      /proc/sys/fs/inode-nr after each slice; nothing is opened;
+#   2. measured: root reads every file of /mnt/meas (tcb measures each),
+#      slabinfo and the measurement count before and after;
+#   3. hot path: openbench times open+close, ima_slim.repeats= times per
+#      case, each time ima_slim.passes= passes back to back, cases
+#      interleaved (unmeasured files as uid 1000, O_RDONLY and O_RDWR;
+#      measured files as root, O_RDONLY and O_RDWR: each open finds the
+#      iint again);
+#   4. object sizes: /sys/kernel/slab/*/object_size of the caches that matter.
+# ima_slim.steps= picks some of them (default: sweep,measured,hot,sizes);
+# a hot-path-only boot still reads the measured files first (no sweep).
+# Progress goes to ttyS1 ("# report: ..."), results to /out.
+# Sourced by /init with `set -e`.
+
+param() { sed -n "s/.*ima_slim\.$1=\([0-9a-z,]*\).*/\1/p" /proc/cmdline; }
+steps=",$(param steps),"
+[ "$steps" != ",," ] || steps=,sweep,measured,hot,sizes,
+step() { case $steps in *,"$1",*) return 0 ;; esac; return 1; }
+sweep=$(param sweep | tr ',' ' ')
+repeats=$(param repeats)
+hot=$(param hot)
+passes=$(param passes)
+passes=${passes:-1}
+if [ -z "$sweep" ] || [ -z "$repeats" ] || [ -z "$hot" ]; then
+	echo "report: ima_slim.sweep=, .repeats= and .hot= are all needed"
+	exit 2
+fi
+progress() { echo "# report: $* (guest $(cut -d' ' -f1 /proc/uptime)s)" >/dev/ttyS1 || true; }
+measurements() {
+	if [ -f /sys/kernel/security/ima/ascii_runtime_measurements ]; then
+		grep -c '' /sys/kernel/security/ima/ascii_runtime_measurements || true
+	else
+		echo 0
+	fi
+}
+snap() {	# snap NAME: the memory state now
+	cat /proc/slabinfo >"/out/snap/$1.slabinfo"
+	cat /proc/sys/fs/inode-nr >"/out/snap/$1.inode-nr"
+	grep -E '^(MemFree|Slab|SReclaimable|SUnreclaim):' /proc/meminfo >"/out/snap/$1.meminfo"
+	measurements >"/out/snap/$1.measurements"
+}
+mkdir -p /out/snap /out/hot
+uname -r >/out/release
+# The TPM's PCR banks: IMA keeps one digest per bank in every list entry.
+for b in /sys/class/tpm/tpm0/pcr-*; do if [ -d "$b" ]; then echo "${b##*/pcr-}"; fi; done >/out/tpm-banks
+echo "$sweep" >/out/sweep
+echo "$repeats" >/out/repeats
+
+# 1. The unmeasured sweep.
+sync
+echo 3 >/proc/sys/vm/drop_caches	# start from a quiet slab
+sleep 1
+snap sweep-0
+done_dirs=0
+step sweep || sweep=
+for n in $sweep; do
+	dirs=$((n / 1000))
+	[ "$dirs" -gt "$done_dirs" ] || { echo "report: sweep sizes must grow ($n)"; exit 2; }
+	[ -d "/mnt/many/$(printf 'd%03d' $((dirs - 1)))" ] ||
+		{ echo "report: the disk holds fewer than $n files"; exit 2; }
+	progress "sweep: stat up to N=$n"
+	list=$(seq "$done_dirs" $((dirs - 1)) | while read -r i; do printf '/mnt/many/d%03d ' "$i"; done)
+	# shellcheck disable=SC2086  # one argument per folder
+	openbench stat $list >>/out/sweep-statted
+	done_dirs=$dirs
+	snap "sweep-$n"
+done
+
+# 2. Measured files: each read once by root, so tcb measures each.
+meas_dirs=$(find /mnt/meas -mindepth 1 -maxdepth 1 -type d | sort)
+progress "measured: root reads the files of /mnt/meas"
+snap meas-before
+# shellcheck disable=SC2086
+openbench read $meas_dirs >/out/meas-read
+snap meas-after
+
+step hot || repeats=0
+# 3. The hot path. Unmeasured: the first files of the sweep, in core
+#    already, opened as uid 1000 (no rule matches). Measured: the files
+#    of step 2, opened by root; they stay measured, so each open only
+#    looks the iint up.
+many_dirs=$(seq 0 $(( (hot - 1) / 1000 )) | while read -r i; do printf '/mnt/many/d%03d ' "$i"; done)
+r=1
+while [ "$r" -le "$repeats" ]; do
+	progress "hot path: repeat $r of $repeats"
+	# shellcheck disable=SC2086
+	{
+		openbench time -u 1000 -n "$hot" -r "$passes" $many_dirs >>/out/hot/unmeasured-rdonly
+		openbench time -u 1000 -w -n "$hot" -r "$passes" $many_dirs >>/out/hot/unmeasured-rdwr
+		openbench time -n "$hot" -r "$passes" $meas_dirs >>/out/hot/measured-rdonly
+		openbench time -w -n "$hot" -r "$passes" $meas_dirs >>/out/hot/measured-rdwr
+	}
+	r=$((r + 1))
+done
+snap end
+
+# 4. Object sizes, from the kernel itself (no DEBUG_INFO, so no pahole).
+step sizes || exit 0
+for c in ima_iint_cache radix_tree_node lsm_inode_cache ext4_inode_cache dentry; do
+	[ -d "/sys/kernel/slab/$c" ] || continue
+	echo "$c $(cat "/sys/kernel/slab/$c/object_size") $(cat "/sys/kernel/slab/$c/slab_size")"
+done >/out/object-sizes
+progress "done"
