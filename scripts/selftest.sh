@@ -138,32 +138,32 @@ t_report_check_golden() {	# a real run's results.json renders to a report that c
 	report_copy report-golden
 	/usr/bin/python3 "$TOP/scripts/report.py" check "$tmp/report-golden"
 }
-t_report_check_corrupted() {	# each kind of damage to the report is caught and named
+# report_damaged PYTHON_EDIT PATTERN: the check fails on an edited copy of
+# the golden report, with a message matching PATTERN.
+report_damaged() {
 	local d=$tmp/report-bad
 	report_copy report-bad >/dev/null
+	report_edit "$d" "$1"
+	expect_fail 1 "$2" /usr/bin/python3 "$TOP/scripts/report.py" check "$d"
+}
+t_report_check_corrupted() {	# each kind of damage to the report is caught and named
+	local d=$tmp/report-bad
 	# A cache's bytes no longer add up to the total at one N.
-	report_edit "$d" 'c = r["variants"]["fixed"]["unmeasured"]["points"][-1]["caches"]; c[sorted(c)[0]]["slab_bytes"] += 4096'
-	expect_fail 1 "fixed: N=[0-9]+: the caches' slab_bytes add up to" /usr/bin/python3 "$TOP/scripts/report.py" check "$d"
+	report_damaged 'c = r["variants"]["fixed"]["unmeasured"]["points"][-1]["caches"]; c[sorted(c)[0]]["slab_bytes"] += 4096' \
+		"fixed: N=[0-9]+: the caches' slab_bytes add up to"
 	# A variant that was asked for is missing.
-	report_copy report-bad >/dev/null
-	report_edit "$d" 'del r["variants"]["baseline"]'
-	expect_fail 1 'variant baseline was asked for but is missing' /usr/bin/python3 "$TOP/scripts/report.py" check "$d"
+	report_damaged 'del r["variants"]["baseline"]' 'variant baseline was asked for but is missing'
 	# The sweep's N are not those asked for.
-	report_copy report-bad >/dev/null
-	report_edit "$d" 'r["parameters"]["sweep"][-1] += 1000'
-	expect_fail 1 'the points are N = ' /usr/bin/python3 "$TOP/scripts/report.py" check "$d"
+	report_damaged 'r["parameters"]["sweep"][-1] += 1000' 'the points are N = '
 	# The inodes did not come into core.
-	report_copy report-bad >/dev/null
-	report_edit "$d" 'r["variants"]["vanilla"]["unmeasured"]["points"][0]["incore_inodes"] = 10'
-	expect_fail 1 'vanilla: N=[0-9]+: only 10 inodes came into core' /usr/bin/python3 "$TOP/scripts/report.py" check "$d"
+	report_damaged 'r["variants"]["vanilla"]["unmeasured"]["points"][0]["incore_inodes"] = 10' \
+		'vanilla: N=[0-9]+: only 10 inodes came into core'
 	# A headline key is gone.
-	report_copy report-bad >/dev/null
-	report_edit "$d" 'del r["variants"]["fixed"]["open_close_ratio_vs_vanilla"]'
-	expect_fail 1 "lacks or garbles a field: KeyError: 'open_close_ratio_vs_vanilla'" /usr/bin/python3 "$TOP/scripts/report.py" check "$d"
+	report_damaged 'del r["variants"]["fixed"]["open_close_ratio_vs_vanilla"]' \
+		"lacks or garbles a field: KeyError: 'open_close_ratio_vs_vanilla'"
 	# The headline overhead was changed by hand.
-	report_copy report-bad >/dev/null
-	report_edit "$d" 'r["variants"]["fixed"]["ima_overhead_bytes_per_inode"]["unmeasured"] = 0.5'
-	expect_fail 1 'fixed: ima_overhead_bytes_per_inode does not match' /usr/bin/python3 "$TOP/scripts/report.py" check "$d"
+	report_damaged 'r["variants"]["fixed"]["ima_overhead_bytes_per_inode"]["unmeasured"] = 0.5' \
+		'fixed: ima_overhead_bytes_per_inode does not match'
 	# report.md edited after rendering.
 	report_copy report-bad >/dev/null
 	echo "| fixed | 0.0 | (added by hand) |" >>"$d/report.md"
