@@ -202,11 +202,10 @@ static void path_of(char *p, size_t size, const char *set, int i)
 	snprintf(p, size, "%s/%s/%c%02d", dir, set, strcmp(set, "exe") ? 'f' : 'p', i);
 }
 
-/* Write fresh content to PATH (O_TRUNC, or O_EXCL after an unlink). */
-static int rewrite(const char *path, int flags, char *buf, uint64_t *rs)
+/* Open PATH for write with FLAGS and MODE, write N bytes of BUF, close. */
+static int write_file(const char *path, int flags, mode_t mode, const void *buf, size_t n)
 {
-	size_t n = make_content(buf, path, rs);
-	int fd = open(path, O_WRONLY | O_CLOEXEC | flags, 0644);
+	int fd = open(path, O_WRONLY | O_CLOEXEC | flags, mode);
 
 	if (fd < 0)
 		return -1;
@@ -217,20 +216,19 @@ static int rewrite(const char *path, int flags, char *buf, uint64_t *rs)
 	return close(fd);
 }
 
+/* Write fresh content to PATH (O_TRUNC, or O_EXCL after an unlink). */
+static int rewrite(const char *path, int flags, char *buf, uint64_t *rs)
+{
+	size_t n = make_content(buf, path, rs);
+
+	return write_file(path, flags, 0644, buf, n);
+}
+
 static int write_exe(const char *path)
 {
-	int fd;
-
 	if (unlink(path) && errno != ENOENT)
 		return -1;
-	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0755);
-	if (fd < 0)
-		return -1;
-	if (write_all(fd, self_image, self_size)) {
-		close(fd);
-		return -1;
-	}
-	return close(fd);
+	return write_file(path, O_CREAT | O_EXCL, 0755, self_image, self_size);
 }
 
 /* Threads on the locked set: what they read is what IMA must have measured. */
