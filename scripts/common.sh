@@ -85,3 +85,22 @@ tree_id() {
 	fi
 }
 tree_dir() { echo "$BUILD/src/$(tree_id)"; }
+
+# throwaway_variant VARIANT DIFF: the variant's worktree (its line must be
+# in EXTRA_VARIANTS) with DIFF, a deliberate bug that is never part of
+# `series`, committed on top; prints the worktree. variant.sh keeps a clean
+# worktree whose series is unchanged, so the commit survives later builds.
+throwaway_variant() {
+	local v=$1 diff=$2 src subject
+	subject="ima-slim throwaway: $(basename "$diff") (test data, not a patch)"
+	lock_variant "$v"
+	src=$("$TOP/scripts/variant.sh" "$v")
+	# Already there (applies in reverse): a rebuild, not a second bug.
+	if ! git -C "$src" apply --reverse --check "$diff" 2>/dev/null; then
+		git -C "$src" apply --index "$diff" >&2 || die "$diff does not apply to $v"
+		GIT_AUTHOR_DATE=$PINNED_DATE GIT_COMMITTER_DATE=$PINNED_DATE \
+			git -C "$src" commit -q -m "$subject"
+		say "$v: applied $diff"
+	fi
+	echo "$src"
+}

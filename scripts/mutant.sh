@@ -19,14 +19,7 @@ variant=mutant-$name
 # past common.sh, gets it in its table directly.
 export EXTRA_VARIANTS="$variant all guest tpm ima"
 VARIANTS_TABLE+="$EXTRA_VARIANTS"$'\n'
-lock_variant "$variant"
-src=$("$TOP/scripts/variant.sh" "$variant")
-subject="ima-slim mutant: $name (test data, not a patch)"
-if [ "$(git -C "$src" log -1 --format=%s)" != "$subject" ]; then
-	git -C "$src" apply --index "$diff" || die "the mutant $diff does not apply to $variant"
-	GIT_AUTHOR_DATE=$PINNED_DATE GIT_COMMITTER_DATE=$PINNED_DATE git -C "$src" commit -q -m "$subject"
-	say "$variant: applied $diff"
-fi
+throwaway_variant "$variant" "$diff" >/dev/null
 "$TOP/scripts/build.sh" "$variant" build
 rc=0
 "$TOP/qemu/run.sh" "$variant" "$test" || rc=$?

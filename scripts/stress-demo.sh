@@ -30,16 +30,7 @@ while [ $# -gt 0 ]; do
 	shift
 done
 v=stressdemo patch=$TOP/qemu/test_data/stress-demo.patch
-lock_variant "$v"
-src=$("$TOP/scripts/variant.sh" "$v")
-# variant.sh keeps a clean worktree whose series is unchanged, so the demo
-# commit on top survives the build's own call to it.
-if [ "$(git -C "$src" log -1 --format=%s)" != "ima-slim stress demonstration" ]; then
-	say "stressdemo: applying $(basename "$patch") on top of the series"
-	git -C "$src" apply "$patch" || die "$patch does not apply to the fixed series"
-	GIT_COMMITTER_DATE=$PINNED_DATE git -C "$src" commit -q -a --date="$PINNED_DATE" \
-		-m "ima-slim stress demonstration"
-fi
+throwaway_variant "$v" "$patch" >/dev/null
 "$TOP/scripts/build.sh" "$v" build
 
 rc=0
