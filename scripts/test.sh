@@ -39,6 +39,14 @@ skip() {
 	printf '%s\tskip\t0\t\t%s\n' "$1" "$2" >>"$results"
 	say "test: $1: SKIPPED ($2)"
 }
+# cases PREFIX JSON LOG: every case in kunit.py's JSON as one result.
+cases() {
+	jq -r --arg p "$1" --arg log "$3" '
+		.. | objects | select(has("test_cases")) | .name as $s | .test_cases[] |
+		"\($p): \($s).\(.name)\t\(if .status == "PASS" then "pass"
+			elif .status == "SKIP" then "skip" else "fail" end)\t0\t\($log)\t\(.status)"' \
+		"$2" >>"$results"
+}
 passed() { awk -F'\t' -v n="$1" '$1 == n && $2 == "pass" {f=1} END {exit !f}' "$results"; }
 
 # 1. The harness's own tests: parsers and bad input, no kernel needed.
@@ -61,11 +69,7 @@ done
 for v in baseline fixed; do
 	check "kunit: $v" "$TOP/scripts/kunit.sh" "$v"
 	if passed "kunit: $v" && [ -f "$BUILD/$v/kunit-results.json" ]; then
-		jq -r --arg v "$v" --arg log "$BUILD/$v/uml/test.log" '
-			.. | objects | select(has("test_cases")) | .name as $s | .test_cases[] |
-			"kunit: \($v): \($s).\(.name)\t\(if .status == "PASS" then "pass"
-				elif .status == "SKIP" then "skip" else "fail" end)\t0\t\($log)\t\(.status)"' \
-			"$BUILD/$v/kunit-results.json" >>"$results"
+		cases "kunit: $v" "$BUILD/$v/kunit-results.json" "$BUILD/$v/uml/test.log"
 	fi
 done
 
@@ -81,11 +85,7 @@ for v in "${variants[@]}"; do
 	check "suite: $v" "$TOP/qemu/run.sh" "$v" suite
 	json=$BUILD/runs/$v-suite/suite.json
 	if [ -f "$json" ]; then
-		jq -r --arg v "$v" --arg log "$BUILD/runs/$v-suite/suite.ktap" '
-			.. | objects | select(has("test_cases")) | .name as $s | .test_cases[] |
-			"suite: \($v): \($s).\(.name)\t\(if .status == "PASS" then "pass"
-				elif .status == "SKIP" then "skip" else "fail" end)\t0\t\($log)\t\(.status)"' \
-			"$json" >>"$results"
+		cases "suite: $v" "$json" "$BUILD/runs/$v-suite/suite.ktap"
 	fi
 done
 "$TOP/scripts/suite.sh" --table "${variants[@]}" >"$out/logs/suite-table.log" 2>&1 || true
@@ -99,15 +99,13 @@ fi
 
 # 5. A guest that hangs, panics, loses its TPM or fills its results disk is
 #    named as such.
-if passed "build: vanilla"; then
-	for t in guest_timeout guest_panic swtpm_fails_to_start swtpm_killed results_disk_full; do
+for t in guest_timeout guest_panic swtpm_fails_to_start swtpm_killed results_disk_full; do
+	if passed "build: vanilla"; then
 		check "harness: $t" "$TOP/scripts/selftest.sh" "$t"
-	done
-else
-	for t in guest_timeout guest_panic swtpm_fails_to_start swtpm_killed results_disk_full; do
+	else
 		skip "harness: $t" "needs the vanilla kernel (build: vanilla failed)"
-	done
-fi
+	fi
+done
 
 # 6. The report, reduced (scripts/report.sh --smoke, into build/report-smoke):
 #    it is made and adds up (scripts/report.py check: sums, N, inodes in
