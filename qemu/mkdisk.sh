@@ -7,9 +7,8 @@
 #   RUN_DIR/expected-measurements.txt: "sha256:<hex> <guest path>" for each
 #   file that root reads or runs in the test.
 # Usage: qemu/mkdisk.sh TEST RUN_DIR     Prints the test disk's path.
-#   TEST: boot | hang | concurrency | fill | suite | stress | slab | report
-#   (slab: SLAB_FILES files, default 100000; RESULTS_MB: the results disk's
-#   size). suite: the disk also holds /manifest, the sha256 of every file as
+#   TEST: boot | hang | concurrency | fill | suite | stress | report
+#   (RESULTS_MB: the results disk's size). suite: the disk also holds /manifest, the sha256 of every file as
 #   the host computed it, for the guest's cases to compare.
 set -euo pipefail
 . "$(dirname "$0")/../scripts/common.sh"
@@ -82,27 +81,6 @@ stress)
 	# An empty ext4 with room to spare: the stress makes its own files.
 	img=$run/disk.img
 	mkfs "$img" "" 16384 512
-	;;
-slab)
-	# N empty files in one folder, only stat'ed by the guest: in-core inodes
-	# that no policy rule measures. Cached per N: making it takes a while.
-	n=${SLAB_FILES:-100000}
-	img=$BUILD/guest/disks/slab-$n.img
-	mkdir -p "$(dirname "$img")"
-	exec {lockfd}>"$img.lock"
-	flock "$lockfd"	# another run may be making the same disk
-	if [ ! -f "$img" ]; then
-		stage=$BUILD/guest/disks/slab-$n.stage
-		say "mkdisk: $n files for the slab test"
-		# 1000 files a folder: mkfs.ext4 -d slows down quadratically
-		# with the size of one directory.
-		rm -rf "$stage" && mkdir -p "$stage/many"
-		(cd "$stage/many" && seq -f 'd%03g' 0 $(( (n - 1) / 1000 )) | xargs mkdir &&
-			seq 0 $((n - 1)) | awk '{printf "d%03d/f%06d\n", int($1 / 1000), $1}' | xargs touch)
-		mkfs "$img.tmp" "$stage" $((n + n / 1000 + 1024)) $(( n / 2048 + 64 ))
-		mv "$img.tmp" "$img"
-		rm -rf "$stage"
-	fi
 	;;
 report)
 	# The report's disk (REPORT_FILES, default 200000; REPORT_MEASURED,
