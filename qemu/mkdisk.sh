@@ -8,8 +8,9 @@
 #   file that root reads or runs in the test.
 # Usage: qemu/mkdisk.sh TEST RUN_DIR     Prints the test disk's path.
 #   TEST: boot | hang | concurrency | fill | suite | stress | report
-#   (RESULTS_MB: the results disk's size). suite: the disk also holds /manifest, the sha256 of every file as
-#   the host computed it, for the guest's cases to compare.
+#   RESULTS_MB: the results disk's size. suite: the disk also holds
+#   /manifest, the sha256 of every file as the host computed it, for the
+#   guest's cases to compare.
 set -euo pipefail
 . "$(dirname "$0")/../scripts/common.sh"
 
