@@ -24,6 +24,8 @@ python3-git          checkpatch.pl (spdxcheck.py)
 python3-ply          checkpatch.pl (spdxcheck.py)
 ccache               faster rebuilds of the variants
 quilt                proving the series applies with quilt
+b4                   proving b4 am reads the exported series
+shfmt                parsing the scripts for scripts/commands.py
 git                  the kernel trees and the series
 jq                   results.json
 e2fsprogs            mkfs.ext4 -d and debugfs for the guest disk
@@ -35,6 +37,33 @@ ima-evm-utils        evmctl: replay the IMA log against the PCRs
 shellcheck           linting the project's scripts
 dwarves              pahole: struct layouts
 python3-matplotlib   the report's PNG plots (scripts/report.py render)
+"
+
+# What every Debian 12 machine has (Essential or required) and what
+# build-essential brings: commands from these need no entry above.
+# scripts/commands.py fails on a command that neither list provides.
+BASE_PACKAGES="
+coreutils
+bash
+dash
+grep
+sed
+mawk
+findutils
+diffutils
+tar
+gzip
+xz-utils
+util-linux
+procps
+debianutils
+dpkg
+apt
+hostname
+perl
+make
+gcc-12
+binutils-x86-64-linux-gnu
 "
 
 missing=()

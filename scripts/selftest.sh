@@ -254,6 +254,15 @@ t_deps_missing() {	# a missing Debian package is named; without root, nothing is
 	expect_fail 2 'missing Debian packages: swtpm; install them as root' \
 		env PATH="$shim:$PATH" "$TOP/scripts/deps.sh"
 }
+t_commands_packaged() {	# every command the host scripts run comes from a package deps.sh installs
+	/usr/bin/python3 "$TOP/scripts/commands.py"
+}
+t_commands_unlisted() {	# a command whose package deps.sh lacks (b4, as once) is named
+	local deps=$tmp/deps-without-b4.sh
+	grep -v '^b4 ' "$TOP/scripts/deps.sh" >"$deps"
+	expect_fail 1 'UNLISTED b4: run at scripts/series.sh:.*from Debian package b4' \
+		/usr/bin/python3 "$TOP/scripts/commands.py" --deps "$deps"
+}
 t_tool_missing() {	# a tool missing from PATH is named, with the way to get it
 	local farm=$tmp/path-without-qemu d f
 	rm -rf "$farm" && mkdir -p "$farm"
