@@ -263,6 +263,13 @@ t_commands_unlisted() {	# a command whose package deps.sh lacks (b4, as once) is
 	expect_fail 1 'UNLISTED b4: run at scripts/series.sh:.*from Debian package b4' \
 		/usr/bin/python3 "$TOP/scripts/commands.py" --deps "$deps"
 }
+t_readme_stale_command() {	# the README's old git am line (it stops at the cover letter) fails its check
+	local copy=$tmp/README-stale.md
+	sed 's|^QUILT_PATCHES=.*quilt push -a$|git am /path/to/ima-slim/patches/0*.patch|' \
+		"$TOP/README.md" >"$copy"
+	grep -qx 'git am /path/to/ima-slim/patches/0\*.patch' "$copy" || { echo "sed did not apply"; return 1; }
+	expect_fail 2 "README block 'apply-quilt' failed" env README_FILE="$copy" "$TOP/scripts/readme.sh" apply-quilt
+}
 t_tool_missing() {	# a tool missing from PATH is named, with the way to get it
 	local farm=$tmp/path-without-qemu d f
 	rm -rf "$farm" && mkdir -p "$farm"

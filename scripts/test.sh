@@ -53,7 +53,7 @@ passed() { awk -F'\t' -v n="$1" '$1 == n && $2 == "pass" {f=1} END {exit !f}' "$
 for t in lint console_status evmctl_verdict verify_golden verify_corrupted_log \
 	verify_no_tpm verify_missing_file suite_golden suite_case_failed suite_guest_stopped kernel_src_dirty kernel_src_not_612 kernel_src_not_git \
 	report_check_golden report_check_corrupted report_bad_input \
-	deps_missing commands_packaged commands_unlisted tool_missing host_disk_full stress_splats stress_escapes stress_bad_input; do
+	deps_missing commands_packaged commands_unlisted readme_stale_command tool_missing host_disk_full stress_splats stress_escapes stress_bad_input; do
 	check "harness: $t" "$TOP/scripts/selftest.sh" "$t"
 done
 
@@ -71,6 +71,12 @@ for v in baseline fixed; do
 	if passed "kunit: $v" && [ -f "$BUILD/$v/kunit-results.json" ]; then
 		cases "kunit: $v" "$BUILD/$v/kunit-results.json" "$BUILD/$v/uml/test.log"
 	fi
+done
+
+# The README's own commands, verbatim: applying the series (git am, quilt),
+# kunit.py run on the result, and the make targets it names.
+for b in $("$TOP/scripts/readme.sh" list); do
+	check "readme: $b" "$TOP/scripts/readme.sh" "$b"
 done
 
 # 4. Each variant: build, then one boot under swtpm running the IMA suite

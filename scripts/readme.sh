@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# Run the commands README.md gives a user, verbatim, so the two cannot drift.
+# Usage: scripts/readme.sh list | BLOCK
+#   list     the runnable blocks: those README.md marks with a line
+#            "<!-- make test runs this: NAME -->" just before a ```sh fence
+#   BLOCK    run that block with bash -e in a fresh checkout of the pinned
+#            tree at build/readme/src (/path/to/linux in the text), with
+#            /path/to/ima-slim read as this checkout; then check its effect:
+#              apply-*  the tree is the one the fixed variant has
+#              make     (lines "make ...") every target exists: make -n
+#   Logs: build/readme/. Exit 0: the block ran and did what it says.
+set -euo pipefail
+. "$(dirname "$0")/common.sh"
+
+usage() { sed -n '2,11s/^# //p' "$0"; }
+readme=${README_FILE:-$TOP/README.md}	# a selftest passes an altered copy
+
+# block NAME: the text of the ```sh block that follows NAME's marker.
+block() {
+	awk -v want="$1" '
+		/^<!-- make test runs this: / { name = $6; next }
+		name == want && /^```sh$/ { inblock = 1; next }
+		inblock && /^```$/ { exit }
+		inblock { print }
+		!inblock && !/^$/ { name = "" }' "$readme"
+}
+blocks() { sed -n 's/^<!-- make test runs this: \([A-Za-z0-9_-]*\) -->$/\1/p' "$readme"; }
+
+case ${1:-} in
+list) blocks; exit 0 ;;
+--help) usage; exit 0 ;;
+'') usage >&2; exit 2 ;;
+esac
+name=$1
+text=$(block "$name")
+[ -n "$text" ] || die "README.md has no block marked '$name' (known: $(blocks | paste -sd' '))"
+
+out=$BUILD/readme
+mkdir -p "$out"
+if [ "$name" = make ]; then
+	# The make lines a user types: each target must exist. make -n runs
+	# nothing (and needs no kernel), but fails on an unknown target.
+	while read -r line; do
+		cmd=${line%%#*}
+		read -r -a words <<<"$cmd"
+		[ "${words[0]:-}" = make ] || die "block make: '$line' is not a make command"
+		echo "+ ${words[*]} (make -n)"
+		(cd "$TOP" && make -n "${words[@]:1}") >"$out/make-n.log" 2>&1 ||
+			{ tail -n 5 "$out/make-n.log" >&2; die "README's '$cmd' fails: no such target?"; }
+	done <<<"$text"
+	exit 0
+fi
+
+tree=$("$TOP/scripts/tree.sh")
+linux=$out/src
+if [ ! -e "$linux/.git" ]; then
+	git -C "$tree" worktree prune
+	git -C "$tree" worktree add -q --detach "$linux" base
+fi
+# A fresh checkout of the pinned tree, as a user would have; kunit.py's
+# build folder (.kunit) is kept, so its builds stay incremental.
+git -C "$linux" am --abort >/dev/null 2>&1 || true
+git -C "$linux" checkout -q -f --detach base
+git -C "$linux" clean -q -fdx -e .kunit
+rm -rf "$linux/.pc"
+
+script=${text//\/path\/to\/ima-slim/$TOP}
+script=${script//\/path\/to\/linux/$linux}
+printf '%s\n' "$script" >"$out/$name.sh"
+say "readme: $name (bash -e $out/$name.sh in $linux)"
+(cd "$linux" && bash -e -o pipefail "$out/$name.sh") || die "README block '$name' failed (script: $out/$name.sh)"
+
+case $name in
+apply-*)
+	fixed=$("$TOP/scripts/variant.sh" fixed)
+	rm -rf "$linux/.pc"
+	git -C "$linux" add -A -f -- . ':!.kunit'
+	t1=$(git -C "$linux" write-tree) t2=$(git -C "$fixed" rev-parse 'HEAD^{tree}')
+	[ "$t1" = "$t2" ] || die "README block '$name' gives tree $t1, the fixed variant has $t2"
+	echo "README block '$name': the tree is the fixed variant's ($t1)"
+	;;
+esac
