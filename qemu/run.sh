@@ -66,6 +66,13 @@ cmdline="console=ttyS0 panic=-1 ima_policy=tcb slab_nomerge ima_slim.test=$test"
 # ACPI's 30 s loop limit to run QEMU's PCI routing method (_PRT): the disks
 # then get no interrupt and the guest hangs. Route PCI interrupts without ACPI.
 case " $(variant_field "$variant" 3) " in *" debug "*) cmdline+=" pci=noacpi" ;; esac
+# Tell the guest whether this kernel checks the open counts when it frees an
+# inode (the series' patch 7, the baseline's destroy check): its report is
+# then a kernel message the guest can look for. The check has no ABI, so the
+# host reads the message's format string out of the kernel image it built.
+if grep -qaF 'freed with open counts' "$(dirname "$kernel")/obj/vmlinux" 2>/dev/null; then
+	cmdline+=" ima_slim.free_check=1"
+fi
 cmdline+=" ${GUEST_CMDLINE:-}"
 say "$variant: booting under QEMU (test $test, timeout ${timeout_s}s, console $run/console.log)"
 t0=$(date +%s)
