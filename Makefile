@@ -9,7 +9,7 @@ V ?= vanilla
 VARIANTS ?= vanilla baseline fixed
 export KERNEL_SRC BUILD
 
-.PHONY: all help deps tree src config build boot suite kunit bench dev export check-patches check-series lockdep \
+.PHONY: all help deps tree src config build boot suite kunit kunit-mutants bench dev export check-patches check-series lockdep \
 	stress stress-short stress-demo \
 	parse test selftest summary clean clean-src
 
@@ -34,6 +34,7 @@ help:
 	@echo 'make boot V=...      boot it under QEMU + swtpm and verify the IMA log'
 	@echo 'make suite           the in-guest IMA suite (KTAP) on $(VARIANTS), table case x variant'
 	@echo 'make kunit V=...     the KUnit suites on UML (kunit.py run; default V=fixed)'
+	@echo 'make kunit-mutants   each deliberate bug in kunit/mutants/ must fail the cases it names'
 	@echo 'make report          re-render build/report/ from its results.json (no boot), and check it'
 	@echo 'make bench           the report alone, no summary (REPORT_SWEEP=..., see scripts/report.sh --help)'
 	@echo 'make dev             a worktree on branch ima-slim/dev to edit the series'
@@ -71,6 +72,9 @@ suite: deps
 
 kunit: deps
 	@scripts/kunit.sh $(if $(filter command line,$(origin V)),$(V),fixed)
+
+kunit-mutants: deps
+	@scripts/kunit-mutants.sh
 
 bench: deps
 	@scripts/report.sh noima $(VARIANTS)
