@@ -68,7 +68,12 @@ script=${text//\/path\/to\/ima-slim/$TOP}
 script=${script//\/path\/to\/linux/$linux}
 printf '%s\n' "$script" >"$out/$name.sh"
 say "readme: $name (bash -e $out/$name.sh in $linux)"
-(cd "$linux" && bash -e -o pipefail "$out/$name.sh") || die "README block '$name' failed (script: $out/$name.sh)"
+# ccache's gcc first on PATH, if there: the commands stay as written, and
+# kunit.py's build (.kunit, kept between runs) is cached like every other.
+ccache_path=
+[ ! -d /usr/lib/ccache ] || ccache_path=/usr/lib/ccache:
+(cd "$linux" && PATH="$ccache_path$PATH" bash -e -o pipefail "$out/$name.sh") ||
+	die "README block '$name' failed (script: $out/$name.sh)"
 
 case $name in
 apply-*)
