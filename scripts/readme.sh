@@ -70,8 +70,10 @@ printf '%s\n' "$script" >"$out/$name.sh"
 say "readme: $name (bash -e $out/$name.sh in $linux)"
 # ccache's gcc first on PATH, if there: the commands stay as written, and
 # kunit.py's build (.kunit, kept between runs) is cached like every other.
+# Paths relative to build/ in its hashes, so that another clone hits too.
 ccache_path=
 [ ! -d /usr/lib/ccache ] || ccache_path=/usr/lib/ccache:
+export CCACHE_BASEDIR="$BUILD" CCACHE_NOHASHDIR=true
 (cd "$linux" && PATH="$ccache_path$PATH" bash -e -o pipefail "$out/$name.sh") ||
 	die "README block '$name' failed (script: $out/$name.sh)"
 
