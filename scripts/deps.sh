@@ -42,6 +42,7 @@ python3-matplotlib   the report's PNG plots (scripts/report.py render)
 # What every Debian 12 machine has (Essential or required) and what
 # build-essential brings: commands from these need no entry above.
 # scripts/commands.py fails on a command that neither list provides.
+# shellcheck disable=SC2034  # read by scripts/commands.py, not here
 BASE_PACKAGES="
 coreutils
 bash
