@@ -107,7 +107,7 @@ check-patches: deps
 parse:
 	@test -n "$(LOG)" || { echo 'usage: make parse LOG=<KTAP log file | guest result folder>' >&2; exit 2; }
 	@if [ -d "$(LOG)" ]; then qemu/verify.sh "$(LOG)"; \
-	 else python3 "$$(scripts/tree.sh)/tools/testing/kunit/kunit.py" parse "$(LOG)"; fi
+	 else /usr/bin/python3 "$$(scripts/tree.sh)/tools/testing/kunit/kunit.py" parse "$(LOG)"; fi
 
 test: deps
 	@scripts/test.sh $(VARIANTS)

@@ -24,7 +24,7 @@ doc=$run/suite.ktap
 	"$here/verify.sh" --ktap 2 "$run/out" || true
 } >"$doc"
 rc=0
-python3 "$kunit" parse --json="$run/suite.json" <"$doc" >"$run/suite.txt" 2>&1 || rc=$?
+/usr/bin/python3 "$kunit" parse --json="$run/suite.json" <"$doc" >"$run/suite.txt" 2>&1 || rc=$?
 cat "$run/suite.txt"
 # kunit.py parse fails the run on a failed or missing case; a guest that
 # stopped early leaves its suite short, which it reports as a crash.

@@ -42,7 +42,7 @@ for name in "${names[@]}"; do
 	log=$out/logs/$name.log json=$out/$name.json
 	rm -f "$json"
 	# kunit.py exits 1 when a case fails, which is the point here.
-	(cd "$wt" && python3 tools/testing/kunit/kunit.py run \
+	(cd "$wt" && /usr/bin/python3 tools/testing/kunit/kunit.py run \
 		--kunitconfig=security/integrity/ima --kunitconfig="$TOP/kunit/.kunitconfig" \
 		--build_dir="$uml" --jobs="$(nproc)" --make_options "CC=$cc" \
 		--json="$json") >"$log" 2>&1 || true

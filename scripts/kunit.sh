@@ -21,7 +21,7 @@ cc=gcc
 if command -v ccache >/dev/null; then cc="ccache gcc"; export CCACHE_BASEDIR="$BUILD" CCACHE_NOHASHDIR=true; fi
 say "kunit: $variant on UML (build dir $out/uml)"
 rc=0
-(cd "$src" && python3 tools/testing/kunit/kunit.py run \
+(cd "$src" && /usr/bin/python3 tools/testing/kunit/kunit.py run \
 	--kunitconfig=security/integrity/ima --kunitconfig="$TOP/kunit/.kunitconfig" \
 	--build_dir="$out/uml" --jobs="$(nproc)" --make_options "CC=$cc" \
 	--json="$out/kunit-results.json") 2>&1 | tee "$out/logs/kunit.log" || rc=$?

@@ -206,23 +206,23 @@ t_guest_panic() {	# a guest whose kernel panics is reported as such, with the co
 
 t_stress_splats() {	# a kernel report in the console fails a stress run; a clean console does not
 	local chk=$TOP/scripts/stress_check.py
-	python3 "$chk" splats "$data/console-finished.log" || { echo "a clean console was judged bad"; return 1; }
+	/usr/bin/python3 "$chk" splats "$data/console-finished.log" || { echo "a clean console was judged bad"; return 1; }
 	# A real WARN from the debug kernel (scripts/stress-demo.sh, unbalanced open counts).
-	expect_fail 1 'WARNING: .*ima' python3 "$chk" splats "$data/console-splat.log"
+	expect_fail 1 'WARNING: .*ima' /usr/bin/python3 "$chk" splats "$data/console-splat.log"
 }
 t_stress_escapes() {	# a content root read that is missing from the IMA log fails the stress check
 	local g=$tmp/stress name path digest p chk=$TOP/scripts/stress_check.py
 	rm -rf "$g" && cp -r "$data/stress-fixed" "$g"
-	python3 "$chk" run "$g" >/dev/null || { echo "the golden stress run does not pass"; return 1; }
+	/usr/bin/python3 "$chk" run "$g" >/dev/null || { echo "the golden stress run does not pass"; return 1; }
 	# A locked-set content whose measurement is gone escaped measurement...
 	read -r name _ path < <(grep -m1 ' locked ' "$g/out/stress.index")
 	digest=$(awk -v n="$name" '$2 == n {print $1}' "$g/out/stress.sha256")
 	grep -v " sha256:$digest $path\$" "$g/out/ascii_runtime_measurements" >"$g/log" &&
 		mv "$g/log" "$g/out/ascii_runtime_measurements"
-	expect_fail 1 "FAIL escapes: .* 1 escaped.*|escaped: locked $path" python3 "$chk" run "$g"
+	expect_fail 1 "FAIL escapes: .* 1 escaped.*|escaped: locked $path" /usr/bin/python3 "$chk" run "$g"
 	# ...and a violation on its path does not excuse it: only the racy set's may.
 	echo "10 $(printf '%040d' 0) ima-ng sha256:$(printf '%064d' 0) $path" >>"$g/out/ascii_runtime_measurements"
-	expect_fail 1 "escaped: locked $path" python3 "$chk" run "$g"
+	expect_fail 1 "escaped: locked $path" /usr/bin/python3 "$chk" run "$g"
 	# A racy content excused by a violation escapes once the violation is gone.
 	rm -rf "$g" && cp -r "$data/stress-fixed" "$g"
 	path=
@@ -233,12 +233,12 @@ t_stress_escapes() {	# a content root read that is missing from the IMA log fail
 	[ -n "$path" ] || { echo "the golden run has no racy content excused by a violation"; return 1; }
 	awk -v p="$path" '!($2 ~ /^0+$/ && $5 == p)' "$g/out/ascii_runtime_measurements" >"$g/log" &&
 		mv "$g/log" "$g/out/ascii_runtime_measurements"
-	expect_fail 1 "escaped: racy $path" python3 "$chk" run "$g"
+	expect_fail 1 "escaped: racy $path" /usr/bin/python3 "$chk" run "$g"
 }
 t_stress_bad_input() {	# the stress scripts refuse bad arguments and a missing run, by name
 	expect_fail 2 'needs a whole number' "$TOP/scripts/stress.sh" --seconds soon
 	expect_fail 2 'unknown argument' "$TOP/scripts/stress.sh" --fast
-	expect_fail 2 'not a finished guest run' python3 "$TOP/scripts/stress_check.py" run "$tmp/no-such-run"
+	expect_fail 2 'not a finished guest run' /usr/bin/python3 "$TOP/scripts/stress_check.py" run "$tmp/no-such-run"
 	expect_fail 2 'needs a whole number' "$TOP/scripts/stress-demo.sh" --seconds 1
 }
 t_deps_missing() {	# a missing Debian package is named; without root, nothing is installed

@@ -41,7 +41,7 @@ demo() {
 	say "stressdemo: ima_slim_break=$mode, ${secs}s of stress"
 	GUEST_SMP=2 GUEST_CMDLINE="ima_slim_break=$mode ima_slim.stress_seconds=$secs" \
 		"$TOP/qemu/run.sh" "$v" stress --timeout $((secs + 900)) || die "the guest run failed"
-	python3 "$TOP/scripts/stress_check.py" run "$run" >"$BUILD/stressdemo/$mode.txt" && r=0 || r=$?
+	/usr/bin/python3 "$TOP/scripts/stress_check.py" run "$run" >"$BUILD/stressdemo/$mode.txt" && r=0 || r=$?
 	sed 's/^/    /' "$BUILD/stressdemo/$mode.txt" | head -n 30 >&2
 	cp "$run/stress-check.json" "$BUILD/stressdemo/$mode.json"
 	[ "$r" -eq 1 ] || { echo "FAIL: ima_slim_break=$mode: the checks passed (exit $r)" >&2; rc=1; }

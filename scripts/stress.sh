@@ -55,7 +55,7 @@ stress_run() {
 		printf '%s\trun\tfail\n' "$v" >>"$results"; rc=$((r > rc ? r : rc)); return 0
 	fi
 	local c=0 verify=0
-	python3 "$TOP/scripts/stress_check.py" run "$run" | tee "$run/stress-check.txt" || c=$?
+	/usr/bin/python3 "$TOP/scripts/stress_check.py" run "$run" | tee "$run/stress-check.txt" || c=$?
 	"$TOP/qemu/verify.sh" "$run/out" >"$run/verify.log" 2>&1 || verify=$?
 	sed 's/^/     /' "$run/verify.log" | grep -E 'PASS|FAIL' >&2 || true
 	printf '%s\tchecks\t%s\n' "$v" "$([ "$c" -eq 0 ] && echo pass || echo fail)" >>"$results"
