@@ -77,7 +77,7 @@ do_dev() {
 }
 
 check_step() {
-	local fixed qwt t1 t2 p rc=0
+	local fixed p rc=0
 	case $1 in
 	base)	# the patches name the tree they apply to
 		grep -qx "base-commit: $base" "$TOP/patches/0000-cover-letter.patch" ||
@@ -88,28 +88,9 @@ check_step() {
 		fixed=$("$TOP/scripts/variant.sh" fixed)
 		git -C "$fixed" log --oneline "base..HEAD"
 		;;
-	quilt)	# the same series applies with quilt push -a, to the same tree
-		command -v quilt >/dev/null || die "quilt is missing: run 'make deps'"
-		fixed=$("$TOP/scripts/variant.sh" fixed)
-		qwt=$BUILD/series-check/quilt
-		if [ ! -d "$qwt" ]; then
-			mkdir -p "$(dirname "$qwt")"
-			git -C "$tree" worktree prune
-			git -C "$tree" worktree add -q --detach "$qwt" base
-		fi
-		git -C "$qwt" checkout -q -f --detach base
-		git -C "$qwt" clean -q -fdx
-		(cd "$qwt" && QUILT_PATCHES="$TOP/patches" QUILT_SERIES="$TOP/series" \
-			quilt --quiltrc - push -a -q --fuzz=0)
-		rm -rf "$qwt/.pc"
-		# -f: Debian's tarball ships a .gitignore that ignores every new file.
-		git -C "$qwt" add -A -f
-		t1=$(git -C "$qwt" write-tree) t2=$(git -C "$fixed" rev-parse 'HEAD^{tree}')
-		if [ "$t1" != "$t2" ]; then
-			git -C "$qwt" diff --stat --cached "$(git -C "$fixed" rev-parse HEAD)" >&2
-			die "quilt push -a and git am give different trees ($t1 vs $t2)"
-		fi
-		echo "quilt push -a and git am give the same tree $t1"
+	quilt)	# the same series applies with quilt push -a, to the same tree: the
+		# README's own command, run by scripts/readme.sh
+		"$TOP/scripts/readme.sh" apply-quilt
 		;;
 	export)	# patches/ is exactly what the export step makes of the applied series
 		"$TOP/scripts/variant.sh" fixed >/dev/null

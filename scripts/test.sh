@@ -60,7 +60,8 @@ done
 # 2. The series: it names its base, applies with git am and quilt to the same
 #    tree, is what the export step writes, reads with b4, passes checkpatch.
 check "harness: broken_patch" "$TOP/scripts/selftest.sh" broken_patch
-for s in base am quilt export b4 checkpatch; do
+# (quilt push -a is the README's block apply-quilt, run with the others below.)
+for s in base am export b4 checkpatch; do
 	check "series: $s" "$TOP/scripts/series.sh" check "$s"
 done
 
