@@ -1,13 +1,13 @@
-# ima-slim: the 2010 IMA memory-hog fix, replayed on Linux 6.12.
+# ima-slim: the 2010 IMA memory-hog fix, replayed on mainline (configs/kernel.pin)
+# and on 6.12 LTS as a backport (stable/6.12/, selected with KERNEL=6.12).
 # `make` builds the variants and prints a summary; `make test` runs every
-# check. `make help` lists the verbs. Everything generated lands in build/.
-
-include configs/kernel.pin
+# check. `make help` lists the verbs. Everything generated lands in build/
+# (a backport's in build/<kernel>/).
 
 SHELL := /bin/bash
 V ?= vanilla
 VARIANTS ?= vanilla baseline fixed
-export KERNEL_SRC BUILD
+export KERNEL KERNEL_SRC BUILD
 
 .PHONY: all help deps tree src config build boot suite kunit kunit-mutants bench dev export check-patches check-series lockdep \
 	stress stress-short stress-demo \
@@ -27,7 +27,7 @@ help:
 	@echo 'make                 build noima $(VARIANTS), boot each, write the report (build/report/), summarise'
 	@echo 'make test            every check; last line "N passed, N failed"'
 	@echo 'make deps            install the missing Debian packages (and only those)'
-	@echo 'make tree            the pristine $(KERNEL_SERIES) tree (KERNEL_SRC=/path: yours)'
+	@echo 'make tree            the pristine tree of the pinned kernel (KERNEL_SRC=/path: yours)'
 	@echo 'make src V=variant   the variant worktree, series applied with git am'
 	@echo 'make config V=...    tinyconfig + configs/ fragments, checked'
 	@echo 'make build V=...     the guest bzImage in build/V/'
@@ -48,6 +48,7 @@ help:
 	@echo 'make stress-demo     a deliberately broken IMA: the stress checks must catch it'
 	@echo 'make parse LOG=...   re-read a KTAP log (KUnit, suite.ktap) or a guest result folder'
 	@echo 'variants: noima vanilla baseline fixed debug'
+	@echo 'kernels:  mainline (default; configs/kernel.pin, patches/, series) or KERNEL=6.12 (stable/6.12/)'
 
 deps:
 	@scripts/deps.sh

@@ -9,7 +9,9 @@ binary list against the PCRs but never reads the ASCII one. Record layout
 (ima_fs.c, ima_measurements_show; little-endian on x86): PCR (u32), template
 digest (20 bytes), name length (u32), template name, data length (u32), then
 the template's fields, each a u32 length and its bytes. For ima-ng: d-ng is
-"<algo>:\\0<digest>", n-ng the path with its terminating NUL.
+"<algo>:\\0<digest>", n-ng the path with its terminating NUL; ima-buf adds a
+buf field, printed in hex (7.x records policy writes, "ima_policy_written",
+with it).
 """
 import struct
 import sys
@@ -35,10 +37,13 @@ def binary_records(data):
 
 
 def as_ascii(pcr, tdigest, name, fields):
-    if name != "ima-ng" or len(fields) != 2:
-        raise ValueError(f"template {name} with {len(fields)} fields: only ima-ng is read")
+    if (name, len(fields)) not in (("ima-ng", 2), ("ima-buf", 3)):
+        raise ValueError(f"template {name} with {len(fields)} fields: only ima-ng and ima-buf are read")
     algo, _, digest = fields[0].partition(b"\0")
-    return [str(pcr), tdigest, name, algo.decode() + digest.hex(), fields[1].rstrip(b"\0").decode()]
+    rest = fields[1].rstrip(b"\0").decode()
+    if name == "ima-buf":
+        rest += " " + fields[2].hex()
+    return [str(pcr), tdigest, name, algo.decode() + digest.hex(), rest]
 
 
 def main():

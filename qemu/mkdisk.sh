@@ -65,7 +65,7 @@ suite)
 	line change/file 20 >"$stage/change/file"
 	{ cat "$stage/change/file"; echo "changed by the guest"; } >"$stage/change.after"
 	line same/file 20 >"$stage/same/file"
-	for f in ow tomtou clean; do line "viol/$f" 5 >"$stage/viol/$f"; done
+	for f in ow tomtou clean ow_once tomtou_once; do line "viol/$f" 5 >"$stage/viol/$f"; done
 	for f in owner0 owner1234; do line "policy/$f" 5 >"$stage/policy/$f"; done
 	chmod -R a+rX "$stage"
 	(cd "$stage" && find . -type f ! -name change.after | LC_ALL=C sort | while read -r f; do

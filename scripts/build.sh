@@ -36,12 +36,23 @@ do_config() {
 		die "$variant: merge_config.sh failed (log: $logs/config.log)"
 	fi
 	# Only our fragments count: the kernel's own tiny.config names options
-	# of 32-bit x86 that an x86_64 tinyconfig drops as well.
-	lost=$(awk '/^Value requested for/ {print $4}' "$logs/config.log" |
-		grep -xF -f <(grep -ohE 'CONFIG_[A-Za-z0-9_]+' "${fragfiles[@]}") || true)
-	if [ -n "$lost" ]; then
-		grep -A2 -wF -f <(echo "$lost") "$logs/config.log" >&2
-		die "$variant: options lost after merging (missing dependencies?): $(echo "$lost" | paste -sd' ')"
+	# of 32-bit x86 that an x86_64 tinyconfig drops as well. An option this
+	# kernel does not define at all is lost too, unless a fragment says so
+	# on a line "# Not in <series>: CONFIG_X" (one kernel's option that
+	# another folded away).
+	local sym lost=() absent=()
+	while read -r sym; do
+		if grep -qxF "# Not in $KERNEL_SERIES: $sym" "${fragfiles[@]}"; then
+			absent+=("$sym")
+		else
+			lost+=("$sym")
+		fi
+	done < <(awk '/^WARNING: Value requested for/ {print $5}' "$logs/config.log" |
+		grep -xF -f <(grep -vhE '^# Not in ' "${fragfiles[@]}" | grep -ohE 'CONFIG_[A-Za-z0-9_]+') || true)
+	[ ${#absent[@]} -eq 0 ] || say "$variant: not in Linux $KERNEL_SERIES, as the fragments say: ${absent[*]}"
+	if [ ${#lost[@]} -gt 0 ]; then
+		grep -A2 -wF -f <(printf '%s\n' "${lost[@]}") "$logs/config.log" >&2
+		die "$variant: options lost after merging (missing dependencies, or not in Linux $KERNEL_SERIES?): ${lost[*]}"
 	fi
 	echo "$stamp" >"$obj/config.stamp"
 }

@@ -6,9 +6,13 @@ set -euo pipefail
 
 if [ "${1:-}" = --help ]; then sed -n '2,3s/^# //p' "$0"; exit 0; fi
 [ -d "$BUILD" ] || exit 0
+# Mainline's build/ also holds the backports' build/<kernel>/ and the
+# downloaded sources (build/apt/): `make clean` is for one kernel.
+keep=" apt $(cd "$TOP/stable" 2>/dev/null && printf '%s ' */ | tr -d /) "
 for d in "$BUILD"/*; do
 	[ -e "$d" ] || continue
 	[ "$(basename "$d")" = src ] && [ "${1:-}" != --src ] && continue
+	[ "$KERNEL_ID" = mainline ] && [[ "$keep" == *" $(basename "$d") "* ]] && continue
 	rm -rf "$d"
 done
 # Forget the worktrees that were just removed.

@@ -3,9 +3,40 @@
 # Sourced, never run.
 
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-BUILD=${BUILD:-$TOP/build}
+
+# Which kernel: KERNEL unset (or "mainline", or the mainline pin's series)
+# is mainline, the top-level series; KERNEL=6.12 is the backport in
+# stable/6.12/. SERIES_DIR holds the kernel's series, patches/ and pin.
+KERNEL=${KERNEL:-}
+MAINLINE_SERIES=$(sed -n 's/^KERNEL_SERIES=//p' "$TOP/configs/kernel.pin")
+case $KERNEL in
+"" | mainline | "$MAINLINE_SERIES")
+	KERNEL_ID=mainline SERIES_DIR=$TOP PIN_FILE=$TOP/configs/kernel.pin ;;
+*)
+	if [ ! -f "$TOP/stable/$KERNEL/kernel.pin" ]; then
+		printf 'error: KERNEL=%s names no pin: known are mainline (%s, configs/kernel.pin)%s\n' "$KERNEL" \
+			"$MAINLINE_SERIES" "$(cd "$TOP/stable" 2>/dev/null && for d in */kernel.pin; do printf ', %s (stable/%s)' "${d%/*}" "$d"; done)" >&2
+		exit 2
+	fi
+	KERNEL_ID=$KERNEL SERIES_DIR=$TOP/stable/$KERNEL PIN_FILE=$TOP/stable/$KERNEL/kernel.pin ;;
+esac
+export KERNEL
 # shellcheck source=configs/kernel.pin
-. "$TOP/configs/kernel.pin"
+. "$PIN_FILE"
+export PINNED_DATE
+
+# Each kernel builds in its own folder: mainline in build/, a backport in
+# build/<kernel>/ (so `KERNEL=6.12 make` never touches mainline's builds).
+# BUILD names the root the first time; IMA_SLIM_RESOLVED remembers what it
+# was resolved to, so that child scripts do not append the kernel twice.
+root=${BUILD:-$TOP/build} resolved=${IMA_SLIM_RESOLVED:-}
+if [ -n "$resolved" ] && [ "$root" = "${resolved#*:}" ] && [ "${resolved%%:*}" != mainline ]; then
+	root=${root%/"${resolved%%:*}"}
+fi
+BUILD_ROOT=$root
+if [ "$KERNEL_ID" = mainline ]; then BUILD=$root; else BUILD=$root/$KERNEL_ID; fi
+unset root resolved
+export BUILD BUILD_ROOT IMA_SLIM_RESOLVED="$KERNEL_ID:$BUILD"
 
 # Reproducible builds: the same inputs give the same bzImage on every machine.
 export KBUILD_BUILD_TIMESTAMP=${KBUILD_BUILD_TIMESTAMP:-2024-11-17 00:00:00 UTC}
@@ -16,7 +47,6 @@ export KBUILD_BUILD_HOST=${KBUILD_BUILD_HOST:-ima-slim}
 # that commit ids are the same on every machine.
 export GIT_AUTHOR_NAME="ima-slim" GIT_AUTHOR_EMAIL="ima-slim@invalid"
 export GIT_COMMITTER_NAME="ima-slim" GIT_COMMITTER_EMAIL="ima-slim@invalid"
-export PINNED_DATE="2024-11-17T00:00:00+0000"	# the v6.12 release day
 
 START_TIME=${START_TIME:-$(date +%s)}
 export START_TIME
@@ -74,7 +104,7 @@ lock_variant() {
 }
 
 # The patch file names listed in `series`, in order (comments skipped).
-series_patches() { sed -e 's/#.*//' -e 's/[[:space:]].*//' "$TOP/series" | grep -v '^$' || true; }
+series_patches() { sed -e 's/#.*//' -e 's/[[:space:]].*//' "$SERIES_DIR/series" | grep -v '^$' || true; }
 
 # Where the pristine kernel tree lives (a git repo with branch `base`).
 tree_id() {
@@ -85,6 +115,15 @@ tree_id() {
 	fi
 }
 tree_dir() { echo "$BUILD/src/$(tree_id)"; }
+# The pinned source tarball: the installed package's, or for a kernel from
+# another suite (KERNEL_APT_SUITE) the one scripts/deps.sh unpacked.
+kernel_tarball() {
+	if [ -n "$KERNEL_APT_SUITE" ]; then
+		echo "$BUILD_ROOT/apt/src/${KERNEL_PKG}_$(tr '~' '_' <<<"$KERNEL_PKG_VERSION").tar.xz"
+	else
+		echo "/usr/src/$KERNEL_PKG.tar.xz"
+	fi
+}
 
 # throwaway_variant VARIANT DIFF: the variant's worktree (its line must be
 # in EXTRA_VARIANTS) with DIFF, a deliberate bug that is never part of

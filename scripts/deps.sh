@@ -73,12 +73,68 @@ while read -r pkg _; do
 	dpkg-query -W -f '${Status}' "$pkg" 2>/dev/null | grep -q 'install ok installed' || missing+=("$pkg")
 done <<<"$PACKAGES"
 
-# The kernel source is pinned to an exact Debian version (configs/kernel.pin).
-have=$(dpkg-query -W -f '${Version}' "$KERNEL_PKG" 2>/dev/null || true)
-[ "$have" = "$KERNEL_PKG_VERSION" ] || missing+=("$KERNEL_PKG=$KERNEL_PKG_VERSION")
+# A kernel from the system's own suites is installed with apt like the tools
+# (apt checks it against the signed index); one from another suite is only
+# downloaded, by fetch_kernel_deb below.
+if [ -z "$KERNEL_APT_SUITE" ]; then
+	have=$(dpkg-query -W -f '${Version}' "$KERNEL_PKG" 2>/dev/null || true)
+	[ "$have" = "$KERNEL_PKG_VERSION" ] || missing+=("$KERNEL_PKG=$KERNEL_PKG_VERSION")
+fi
+
+# The Debian mirror the system already uses (deb822 or one-line sources).
+system_mirror() {
+	local m
+	m=$(cat /etc/apt/sources.list.d/*.sources 2>/dev/null | awk '/^URIs:/ && $2 ~ /\/debian\/?$/ {print $2; exit}')
+	[ -n "$m" ] || m=$(cat /etc/apt/sources.list /etc/apt/sources.list.d/*.list 2>/dev/null |
+		awk '$1 == "deb" && $2 ~ /\/debian\/?$/ {print $2; exit}')
+	echo "${m:-http://deb.debian.org/debian}"
+}
+
+# fetch_kernel_deb: the pinned linux-source .deb from KERNEL_APT_SUITE, with
+# a private apt configuration under build/apt/ (the system's sources and
+# package state are never touched); its sha256 checked against the pin, the
+# source tarball unpacked to where scripts/tree.sh reads it. Every step
+# writes to a temporary name first: a failure leaves nothing half-made.
+fetch_kernel_deb() {
+	local tarball d deb sum avail log
+	tarball=$(kernel_tarball)
+	[ -f "$tarball" ] && return 0
+	d=$BUILD_ROOT/apt/$KERNEL_APT_SUITE
+	log=$BUILD_ROOT/logs/apt-$KERNEL_APT_SUITE.log
+	mkdir -p "$d/lists/partial" "$d/cache/archives/partial" "$d/deb" "$(dirname "$log")"
+	echo "deb $(system_mirror) $KERNEL_APT_SUITE main" >"$d/sources.list"
+	local apt_opts=(-o "Dir::Etc::SourceList=$d/sources.list" -o Dir::Etc::SourceParts=/nonexistent
+		-o "Dir::State::Lists=$d/lists" -o "Dir::Cache=$d/cache" -o Debug::NoLocking=1)
+	say "deps: fetching $KERNEL_PKG $KERNEL_PKG_VERSION from $KERNEL_APT_SUITE (private apt config $d)"
+	if ! apt-get "${apt_opts[@]}" update -q >"$log" 2>&1; then
+		tail -n 5 "$log" >&2
+		die "apt-get update of $KERNEL_APT_SUITE failed: no network to the Debian archive? (log: $log)"
+	fi
+	rm -rf "$d/deb" && mkdir -p "$d/deb"
+	if ! (cd "$d/deb" && apt-get "${apt_opts[@]}" download "$KERNEL_PKG=$KERNEL_PKG_VERSION") >>"$log" 2>&1; then
+		rm -rf "$d/deb"
+		avail=$(apt-cache "${apt_opts[@]}" madison "$KERNEL_PKG" 2>/dev/null | awk '{print $3}' | paste -sd' ')
+		die "the pinned $KERNEL_PKG $KERNEL_PKG_VERSION is not in $KERNEL_APT_SUITE (available there: ${avail:-none}); move the pin in $PIN_FILE (log: $log)"
+	fi
+	deb=$(find "$d/deb" -name '*.deb' | head -n 1)
+	sum=$(sha256sum "$deb" | cut -d' ' -f1)
+	if [ "$sum" != "$KERNEL_DEB_SHA256" ]; then
+		rm -rf "$d/deb"
+		die "$(basename "$deb") from $KERNEL_APT_SUITE has sha256 $sum, the pin ($PIN_FILE) says $KERNEL_DEB_SHA256: refusing it (deleted)"
+	fi
+	mkdir -p "$(dirname "$tarball")"
+	if ! dpkg-deb --fsys-tarfile "$deb" | tar -xO "./usr/src/$KERNEL_PKG.tar.xz" >"$tarball.tmp"; then
+		rm -f "$tarball.tmp"
+		die "$(basename "$deb") holds no ./usr/src/$KERNEL_PKG.tar.xz"
+	fi
+	mv "$tarball.tmp" "$tarball"
+	rm -rf "$d/deb"	# 160 MB: the tarball is what is kept
+	say "deps: $KERNEL_PKG $KERNEL_PKG_VERSION (sha256 $sum, as pinned) unpacked to $tarball"
+}
 
 if [ ${#missing[@]} -eq 0 ]; then
-	say "deps: all ${KERNEL_PKG} and tool packages are installed"
+	[ -z "$KERNEL_APT_SUITE" ] || fetch_kernel_deb
+	say "deps: $KERNEL_PKG $KERNEL_PKG_VERSION and all tool packages are there"
 	exit 0
 fi
 if [ "${1:-}" = --check ]; then
@@ -87,7 +143,7 @@ fi
 [ "$(id -u)" = 0 ] || die "missing Debian packages: ${missing[*]}; install them as root (apt-get install ...)"
 
 say "deps: installing ${missing[*]}"
-log=$BUILD/logs/apt.log
+log=$BUILD_ROOT/logs/apt.log
 mkdir -p "$(dirname "$log")"
 export DEBIAN_FRONTEND=noninteractive
 apt_install() { apt-get install -y -q --no-install-recommends "${missing[@]}" >>"$log" 2>&1; }
@@ -99,11 +155,12 @@ if ! apt_install; then
 	fi
 	if ! apt_install; then
 		tail -n 10 "$log" >&2
-		if ! apt-cache madison "$KERNEL_PKG" 2>/dev/null | grep -qF " $KERNEL_PKG_VERSION "; then
+		if [ -z "$KERNEL_APT_SUITE" ] && ! apt-cache madison "$KERNEL_PKG" 2>/dev/null | grep -qF " $KERNEL_PKG_VERSION "; then
 			avail=$(apt-cache madison "$KERNEL_PKG" 2>/dev/null | awk '{print $3}' | paste -sd' ')
-			die "the pinned $KERNEL_PKG $KERNEL_PKG_VERSION is no longer in the archive (available: ${avail:-none}); move the pin in configs/kernel.pin and run 'make export'"
+			die "the pinned $KERNEL_PKG $KERNEL_PKG_VERSION is no longer in the archive (available: ${avail:-none}); move the pin in $PIN_FILE and run 'make export'"
 		fi
 		die "apt-get install ${missing[*]} failed (log: $log)"
 	fi
 fi
 say "deps: installed ${missing[*]}"
+[ -z "$KERNEL_APT_SUITE" ] || fetch_kernel_deb

@@ -29,11 +29,13 @@ rc=0
 # A splat does not fail a KUnit case by itself: read the raw console from
 # the first KTAP line on. (Before it, 6.12's UML warns once that virt-pci has
 # no device ID: a property of kunit.py's UML config, not of IMA.) Plain
-# WARN_ON reports ("WARNING: CPU: n PID: n at ...") are left to the cases:
-# some provoke the imbalance warning on purpose and assert its counter.
-# Lockdep, RCU, sleep-in-atomic, list corruption, BUG and Oops always fail.
+# WARN_ON reports are left to the cases: some provoke the imbalance warning
+# on purpose and assert its counter. Their first line is "WARNING: CPU: n
+# PID: n at ..." in 6.12 and "WARNING: file:line at func, CPU#n: comm/pid"
+# in 7.3. Lockdep, RCU, sleep-in-atomic, list corruption, BUG and Oops
+# always fail.
 if sed -n '/KTAP version/,$p' "$out/uml/test.log" |
 	grep -nE 'WARNING:|BUG:|Oops|list_(add|del) corruption' |
-	grep -vE 'WARNING: CPU: [0-9]+ PID: [0-9]+ at ' >&2; then
+	grep -vE 'WARNING: (CPU: [0-9]+ PID: [0-9]+ at |[^ ]+:[0-9]+ at [^ ]+, CPU#[0-9]+: )' >&2; then
 	die "kernel splat during the KUnit run (above; console: $out/uml/test.log)"
 fi

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Run the commands README.md gives a user, verbatim, so the two cannot drift.
 # Usage: scripts/readme.sh list | BLOCK
-#   list     the runnable blocks: those README.md marks with a line
-#            "<!-- make test runs this: NAME -->" just before a ```sh fence
+#   list     the runnable blocks of the selected kernel: those README.md
+#            marks with a line "<!-- make test runs this: NAME -->" just
+#            before a ```sh fence (NAME-6.12: a block for KERNEL=6.12)
 #   BLOCK    run that block with bash -e in a fresh checkout of the pinned
 #            tree at build/readme/src (/path/to/linux in the text), with
 #            /path/to/ima-slim read as this checkout; then check its effect:
@@ -24,16 +25,35 @@ block() {
 		inblock { print }
 		!inblock && !/^$/ { name = "" }' "$readme"
 }
-blocks() { sed -n 's/^<!-- make test runs this: \([A-Za-z0-9_-]*\) -->$/\1/p' "$readme"; }
+blocks() { sed -n 's/^<!-- make test runs this: \([A-Za-z0-9_.-]*\) -->$/\1/p' "$readme"; }
+# kernel_of NAME: the kernel a block is for. A name ending in -<kernel> of
+# stable/<kernel>/ is the backport's (apply-quilt-6.12); `make` is for any;
+# every other block is mainline's.
+kernel_of() {
+	local k
+	for k in "$TOP"/stable/*/kernel.pin; do
+		k=$(basename "$(dirname "$k")")
+		case $1 in *-"$k") echo "$k"; return ;; esac
+	done
+	if [ "$1" = make ]; then echo any; else echo mainline; fi
+}
 
 case ${1:-} in
-list) blocks; exit 0 ;;
+list)	# the blocks of the selected kernel
+	for b in $(blocks); do
+		k=$(kernel_of "$b")
+		[ "$k" != any ] && [ "$k" != "$KERNEL_ID" ] || echo "$b"
+	done
+	exit 0 ;;
 --help) usage; exit 0 ;;
 '') usage >&2; exit 2 ;;
 esac
 name=$1
 text=$(block "$name")
 [ -n "$text" ] || die "README.md has no block marked '$name' (known: $(blocks | paste -sd' '))"
+k=$(kernel_of "$name")
+[ "$k" = any ] || [ "$k" = "$KERNEL_ID" ] ||
+	die "README block '$name' is for the $k series; run it as KERNEL=$k scripts/readme.sh $name"
 
 out=$BUILD/readme
 mkdir -p "$out"

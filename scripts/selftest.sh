@@ -85,14 +85,54 @@ t_suite_guest_stopped() {	# a guest that stopped halfway leaves its suite short:
 	expect_fail 1 'ima_guest' "$TOP/qemu/suite.sh" "$tmp/suite-short"
 }
 t_kernel_src_dirty() {	# a dirty KERNEL_SRC is refused and left alone
-	fake_kernel "$tmp/ksrc-dirty" 6.12
+	fake_kernel "$tmp/ksrc-dirty" "$KERNEL_SERIES"
 	echo change >>"$tmp/ksrc-dirty/Makefile"
 	expect_fail 2 'is dirty' env KERNEL_SRC="$tmp/ksrc-dirty" BUILD="$tmp/b" "$TOP/scripts/tree.sh"
 	if git -C "$tmp/ksrc-dirty" diff --quiet; then echo "the user's change is gone"; return 1; fi
 }
-t_kernel_src_not_612() {	# a tree that is not 6.12 is refused
+t_kernel_src_wrong_version() {	# a tree of another version than the selected kernel is refused
 	fake_kernel "$tmp/ksrc-old" 6.6
-	expect_fail 2 'is Linux 6.6, not 6.12' env KERNEL_SRC="$tmp/ksrc-old" BUILD="$tmp/b" "$TOP/scripts/tree.sh"
+	expect_fail 2 "is Linux 6.6, not $KERNEL_SERIES" env KERNEL_SRC="$tmp/ksrc-old" BUILD="$tmp/b" "$TOP/scripts/tree.sh"
+	# The other series' kernel: refused, naming the KERNEL= that takes it.
+	local other=6.12 want="KERNEL=6.12"
+	[ "$KERNEL_ID" = mainline ] || { other=$(sed -n 's/^KERNEL_SERIES=//p' "$TOP/configs/kernel.pin"); want=KERNEL=mainline; }
+	fake_kernel "$tmp/ksrc-other" "$other"
+	expect_fail 2 "is Linux $other, not $KERNEL_SERIES.*use $want" \
+		env KERNEL_SRC="$tmp/ksrc-other" BUILD="$tmp/b" "$TOP/scripts/tree.sh"
+}
+t_kernel_unknown() {	# a KERNEL= that names no pin is refused, listing the pins
+	expect_fail 2 'KERNEL=6.13 names no pin: known are mainline .*6.12 \(stable/6.12' \
+		env KERNEL=6.13 "$TOP/scripts/tree.sh"
+}
+# pin_copy NAME SED: a copy of the project whose mainline pin is edited by
+# SED, with a build folder of its own; prints the copy's path.
+pin_copy() {
+	local copy=$tmp/$1
+	rm -rf "$copy" && mkdir -p "$copy"
+	cp -r "$TOP/scripts" "$TOP/configs" "$TOP/stable" "$copy/"
+	sed -i -e "$2" "$copy/configs/kernel.pin"
+	cmp -s "$TOP/configs/kernel.pin" "$copy/configs/kernel.pin" && { echo "sed '$2' changed nothing" >&2; return 1; }
+	echo "$copy"
+}
+# nothing_half_made COPY: no tarball and no download left in the copy's build/apt.
+nothing_half_made() {
+	local left
+	left=$(find "$1/build/apt" \( -name '*.deb' -o -name '*.tar.xz*' \) 2>/dev/null)
+	[ -z "$left" ] || { echo "left behind: $left"; return 1; }
+}
+t_pin_sha256_mismatch() {	# a download whose sha256 is not the pin's is refused and deleted
+	local copy
+	copy=$(pin_copy pin-sha "s/^KERNEL_DEB_SHA256=.*/KERNEL_DEB_SHA256=$(printf '%064d' 0)/")
+	expect_fail 2 'has sha256 [0-9a-f]{64}, the pin .* says 0{64}: refusing it \(deleted\)' \
+		env -u KERNEL -u IMA_SLIM_RESOLVED BUILD="$copy/build" "$copy/scripts/deps.sh"
+	nothing_half_made "$copy"
+}
+t_pin_not_in_archive() {	# a pinned version the archive no longer has is named, with what it has
+	local copy
+	copy=$(pin_copy pin-gone 's/^KERNEL_PKG_VERSION=.*/KERNEL_PKG_VERSION=7.3.0-0~gone1/')
+	expect_fail 2 'linux-source-7.3 7.3.0-0~gone1 is not in trixie-backports \(available there: [0-9]' \
+		env -u KERNEL -u IMA_SLIM_RESOLVED BUILD="$copy/build" "$copy/scripts/deps.sh"
+	nothing_half_made "$copy"
 }
 t_kernel_src_not_git() {	# a folder that is not a git tree is refused
 	rm -rf "$tmp/ksrc-plain" && mkdir -p "$tmp/ksrc-plain"
@@ -104,19 +144,21 @@ t_broken_patch() {	# a patch that does not apply is named, with the file it fail
 	# A copy of the project; its variant worktree is kept between runs
 	# (removing 90,000 files takes longer than resetting them).
 	mkdir -p "$copy/build"
-	rm -rf "$copy/scripts" "$copy/configs" "$copy/patches" "$copy/series"
-	cp -r "$TOP/scripts" "$TOP/configs" "$TOP/patches" "$TOP/series" "$copy/"
+	rm -rf "$copy/scripts" "$copy/configs" "$copy/stable" "$copy/patches" "$copy/series"
+	cp -r "$TOP/scripts" "$TOP/configs" "$TOP/stable" "$TOP/patches" "$TOP/series" "$copy/"
 	"$TOP/scripts/tree.sh" >/dev/null	# the pristine tree the copy shares
-	ln -sfn "$BUILD/src" "$copy/build/src"	# the same pristine tree, no second extraction
+	# The same pristine tree, no second extraction.
+	mkdir -p "$(dirname "$copy/build${BUILD#"$BUILD_ROOT"}/src")"
+	ln -sfn "$BUILD/src" "$copy/build${BUILD#"$BUILD_ROOT"}/src"
 	p=$(series_patches | head -n 1)
 	[ -n "$p" ] || { echo "the series is empty"; return 1; }
 	# Break the first context or removed line of a hunk, so it cannot apply.
 	awk '/^diff / {h=0} /^@@/ {h=1; print; next} h && !done && /^[- ]/ {sub(/^./, "&BROKEN "); done=1} {print}' \
-		"$TOP/patches/$p" >"$copy/patches/$p"
-	cmp -s "$TOP/patches/$p" "$copy/patches/$p" && { echo "could not break $p"; return 1; }
+		"$SERIES_DIR/patches/$p" >"$copy${SERIES_DIR#"$TOP"}/patches/$p"
+	cmp -s "$SERIES_DIR/patches/$p" "$copy${SERIES_DIR#"$TOP"}/patches/$p" && { echo "could not break $p"; return 1; }
 	# A variant of its own: its branch must not collide with build/fixed's.
 	expect_fail 2 "patch 1/[0-9]+ patches/$p does not apply" \
-		env BUILD="$copy/build" EXTRA_VARIANTS="selftest all guest" "$copy/scripts/variant.sh" selftest
+		env -u IMA_SLIM_RESOLVED BUILD="$copy/build" EXTRA_VARIANTS="selftest all guest" "$copy/scripts/variant.sh" selftest
 }
 # A report folder rendered from the golden results.json (a real smoke run).
 report_copy() {
@@ -268,7 +310,9 @@ t_readme_stale_command() {	# the README's old git am line (it stops at the cover
 	sed 's|^QUILT_PATCHES=.*quilt push -a$|git am /path/to/ima-slim/patches/0*.patch|' \
 		"$TOP/README.md" >"$copy"
 	grep -qx 'git am /path/to/ima-slim/patches/0\*.patch' "$copy" || { echo "sed did not apply"; return 1; }
-	expect_fail 2 "README block 'apply-quilt' failed" env README_FILE="$copy" "$TOP/scripts/readme.sh" apply-quilt
+	local b=apply-quilt
+	[ "$KERNEL_ID" = mainline ] || b=apply-quilt-$KERNEL_ID
+	expect_fail 2 "README block '$b' failed" env README_FILE="$copy" "$TOP/scripts/readme.sh" "$b"
 }
 t_tool_missing() {	# a tool missing from PATH is named, with the way to get it
 	local farm=$tmp/path-without-qemu d f

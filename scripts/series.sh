@@ -26,7 +26,7 @@ format_patch() {
 	[ -n "$(git -C "$tree" rev-list "base..$branch")" ] || die "$branch has no commits on top of base"
 	# core.abbrev is fixed: git's automatic length grows with the number of
 	# objects in the repository, and the index lines must not depend on it.
-	git -C "$tree" -c core.abbrev=12 -c "branch.${branch}.description=$(cat "$TOP/patches/cover-letter.txt")" \
+	git -C "$tree" -c core.abbrev=12 -c "branch.${branch}.description=$(cat "$SERIES_DIR/patches/cover-letter.txt")" \
 		format-patch -q --thread=shallow --cover-letter --cover-from-description=subject \
 		--base="$base" --zero-commit --no-signature -o "$out" "base..$branch"
 	find "$out" -name '[0-9][0-9][0-9][0-9]-*.patch' ! -name '0000-*' -printf '%f\n' |
@@ -57,9 +57,9 @@ do_export() {
 		echo "# do not edit patches/ by hand."
 		cat "$out/.list"
 	} >"$out/series"
-	rm -f "$TOP"/patches/*.patch
-	mv "$out"/*.patch "$TOP/patches/"
-	mv "$out/series" "$TOP/series"
+	rm -f "$SERIES_DIR"/patches/*.patch
+	mv "$out"/*.patch "$SERIES_DIR/patches/"
+	mv "$out/series" "$SERIES_DIR/series"
 	say "export: $(wc -l <"$out/.list") patches + cover letter from $branch into patches/ and series"
 }
 
@@ -80,7 +80,7 @@ check_step() {
 	local fixed p rc=0
 	case $1 in
 	base)	# the patches name the tree they apply to
-		grep -qx "base-commit: $base" "$TOP/patches/0000-cover-letter.patch" ||
+		grep -qx "base-commit: $base" "$SERIES_DIR/patches/0000-cover-letter.patch" ||
 			die "patches/0000-cover-letter.patch does not name base-commit $base ($(tree_id)); run 'make export'"
 		echo "base-commit $base is the pinned tree"
 		;;
@@ -90,12 +90,12 @@ check_step() {
 		;;
 	quilt)	# the same series applies with quilt push -a, to the same tree: the
 		# README's own command, run by scripts/readme.sh
-		"$TOP/scripts/readme.sh" apply-quilt
+		"$TOP/scripts/readme.sh" "apply-quilt$([ "$KERNEL_ID" = mainline ] || echo "-$KERNEL_ID")"
 		;;
 	export)	# patches/ is exactly what the export step makes of the applied series
 		"$TOP/scripts/variant.sh" fixed >/dev/null
 		format_patch ima-slim/fixed "$BUILD/series-check/export"
-		for p in "$TOP"/patches/*.patch; do
+		for p in "$SERIES_DIR"/patches/*.patch; do
 			n=$(basename "$p")
 			if ! diff -u <(normalise "$p") <(normalise "$BUILD/series-check/export/$n") >&2; then
 				die "patches/$n differs from what 'make export' writes: patches/ must come from the export step"
@@ -110,7 +110,7 @@ check_step() {
 		command -v b4 >/dev/null || die "b4 is missing: run 'make deps'"
 		local d=$BUILD/series-check/b4
 		rm -rf "$d" && mkdir -p "$d/out"
-		cat "$TOP"/patches/*.patch >"$d/series.mbox"
+		cat "$SERIES_DIR"/patches/*.patch >"$d/series.mbox"
 		(cd "$d" && b4 --offline-mode am -m series.mbox -o out) >"$d/b4.log" 2>&1 ||
 			{ cat "$d/b4.log" >&2; die "b4 am could not read the series"; }
 		mbx=$(find "$d/out" -name '*.mbx' | head -n 1)
@@ -127,7 +127,7 @@ check_step() {
 		while read -r p; do
 			# Debian's python3 first: spdxcheck.py needs its python3-git and -ply.
 			if ! (cd "$fixed" && PATH="/usr/bin:$PATH" ./scripts/checkpatch.pl --strict --quiet \
-				--show-types ${ignore:+--ignore "$ignore"} "$TOP/patches/$p") >&2; then
+				--show-types ${ignore:+--ignore "$ignore"} "$SERIES_DIR/patches/$p") >&2; then
 				echo "checkpatch: $p" >&2
 				rc=1
 			fi

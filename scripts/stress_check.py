@@ -209,7 +209,7 @@ def run(rundir):
                 f"{n_inj} iint allocations failed; {len(rows)} contents read: {n_meas} "
                 f"measured, {n_viol} on a racy path with a violation, {n_unj} racy read-write "
                 f"reads not judged, {len(esc)} unmeasured (the access goes on unmeasured, as "
-                "6.12 does when the iint cannot be allocated under a measure-only policy)",
+                "mainline and 6.12 do when the iint cannot be allocated under a measure-only policy)",
                 injected=n_inj, recorded=len(rows), measured=n_meas, violation=n_viol,
                 unjudged=n_unj, unmeasured=len(esc))
 

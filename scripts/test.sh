@@ -51,7 +51,8 @@ passed() { awk -F'\t' -v n="$1" '$1 == n && $2 == "pass" {f=1} END {exit !f}' "$
 
 # 1. The harness's own tests: parsers and bad input, no kernel needed.
 for t in lint console_status evmctl_verdict verify_golden verify_corrupted_log \
-	verify_no_tpm verify_missing_file suite_golden suite_case_failed suite_guest_stopped kernel_src_dirty kernel_src_not_612 kernel_src_not_git \
+	verify_no_tpm verify_missing_file suite_golden suite_case_failed suite_guest_stopped kernel_src_dirty kernel_src_wrong_version kernel_src_not_git \
+	kernel_unknown pin_sha256_mismatch pin_not_in_archive \
 	report_check_golden report_check_corrupted report_bad_input \
 	deps_missing commands_packaged commands_unlisted readme_stale_command tool_missing host_disk_full stress_splats stress_escapes stress_bad_input; do
 	check "harness: $t" "$TOP/scripts/selftest.sh" "$t"
@@ -99,9 +100,16 @@ done
 # The suite can fail: a kernel that never records a violation is caught.
 if passed "build: fixed"; then
 	check "suite: catches a kernel without violations (mutant)" "$TOP/scripts/mutant.sh" \
-		no-violations suite violation_open_writers violation_tomtou
+		no-violations suite violation_open_writers violation_tomtou violation_open_writers_once violation_tomtou_once
 else
 	skip "suite: catches a kernel without violations (mutant)" "build: fixed failed"
+fi
+# ... and one that records every offending open again (no 6.15 limit).
+if passed "build: fixed"; then
+	check "suite: catches a kernel without the violation limits (mutant)" "$TOP/scripts/mutant.sh" \
+		no-violation-limit suite violation_open_writers_once violation_tomtou_once
+else
+	skip "suite: catches a kernel without the violation limits (mutant)" "build: fixed failed"
 fi
 
 # 5. A guest that hangs, panics, loses its TPM or fills its results disk is

@@ -1,24 +1,33 @@
 #!/usr/bin/env bash
 # Make the pristine kernel tree: a git repository whose branch `base` is
 # either the pinned Debian linux-source tarball, committed reproducibly, or
-# the HEAD of the user's own v6.12.y tree given as KERNEL_SRC (never written).
+# the HEAD of the user's own tree of the selected kernel (v7.3.y, or v6.12.y
+# with KERNEL=6.12) given as KERNEL_SRC (never written).
 # Usage: scripts/tree.sh        Prints the tree's path on stdout.
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 
-if [ "${1:-}" = --help ]; then sed -n '2,5s/^# //p' "$0"; exit 0; fi
+if [ "${1:-}" = --help ]; then sed -n '2,6s/^# //p' "$0"; exit 0; fi
 
-# Refuse a KERNEL_SRC that is not a clean 6.12 git tree, before anything.
+# Refuse a KERNEL_SRC that is not a clean git tree of the selected kernel.
 check_kernel_src() {
 	local src=$1 mk ver
 	[ -d "$src" ] || die "KERNEL_SRC=$src does not exist"
 	[ "$(git -C "$src" rev-parse --show-toplevel 2>/dev/null)" = "$src" ] ||
-		die "KERNEL_SRC=$src is not a git tree (a v6.12.y checkout is needed)"
+		die "KERNEL_SRC=$src is not a git tree (a v$KERNEL_SERIES.y checkout is needed)"
 	mk=$(git -C "$src" show HEAD:Makefile 2>/dev/null) ||
 		die "KERNEL_SRC=$src: HEAD has no top-level Makefile: not a kernel tree"
 	ver=$(awk '/^VERSION =/ {v=$3} /^PATCHLEVEL =/ {p=$3} END {print v "." p}' <<<"$mk")
-	[ "$ver" = "$KERNEL_SERIES" ] ||
-		die "KERNEL_SRC=$src is Linux $ver, not $KERNEL_SERIES: the series is for v$KERNEL_SERIES.y"
+	if [ "$ver" != "$KERNEL_SERIES" ]; then
+		local hint="" k name
+		for k in "$TOP"/stable/*/kernel.pin "$TOP/configs/kernel.pin"; do
+			if [ "$k" = "$PIN_FILE" ] || [ "$(sed -n 's/^KERNEL_SERIES=//p' "$k")" != "$ver" ]; then continue; fi
+			name=mainline
+			[ "$k" = "$TOP/configs/kernel.pin" ] || name=$(basename "$(dirname "$k")")
+			hint=" (for Linux $ver use KERNEL=$name)"
+		done
+		die "KERNEL_SRC=$src is Linux $ver, not $KERNEL_SERIES: the selected series ($KERNEL_ID) is for v$KERNEL_SERIES.y$hint"
+	fi
 	if [ -n "$(git -C "$src" status --porcelain 2>/dev/null)" ]; then
 		git -C "$src" status --short | head -n 5 >&2
 		die "KERNEL_SRC=$src is dirty (changes above): commit or stash them; ima-slim builds from HEAD and never writes into your tree"
@@ -38,11 +47,14 @@ make_from_git() {
 
 # The Debian tarball: extract once, commit with fixed identity and dates.
 make_from_debian() {
-	local dir=$1 tarball="/usr/src/$KERNEL_PKG.tar.xz" sum subl
+	local dir=$1 tarball sum subl have
+	tarball=$(kernel_tarball)
 	[ -f "$tarball" ] || die "$tarball is missing: run 'make deps' (needs $KERNEL_PKG=$KERNEL_PKG_VERSION)"
-	have=$(dpkg-query -W -f '${Version}' "$KERNEL_PKG" 2>/dev/null || true)
-	[ "$have" = "$KERNEL_PKG_VERSION" ] ||
-		die "$KERNEL_PKG is $have, the pin is $KERNEL_PKG_VERSION: run 'make deps' or move the pin in configs/kernel.pin"
+	if [ -z "$KERNEL_APT_SUITE" ]; then
+		have=$(dpkg-query -W -f '${Version}' "$KERNEL_PKG" 2>/dev/null || true)
+		[ "$have" = "$KERNEL_PKG_VERSION" ] ||
+			die "$KERNEL_PKG is $have, the pin is $KERNEL_PKG_VERSION: run 'make deps' or move the pin in $PIN_FILE"
+	fi
 	say "tree: extracting $tarball"
 	sum=$(sha256sum "$tarball" | cut -d' ' -f1)
 	rm -rf "$dir.tmp"

@@ -23,13 +23,13 @@ all) patches=("${all[@]}") ;;
 *) die "variant $variant: bad patch selection '$which'" ;;
 esac
 for p in "${patches[@]}"; do
-	[ -f "$TOP/patches/$p" ] || die "series lists $p but patches/$p does not exist"
+	[ -f "$SERIES_DIR/patches/$p" ] || die "series lists $p but patches/$p does not exist"
 done
 
 # The stamp says what the worktree holds: the base commit and the patches.
 # Contents only: two checkouts of the project (worktrees) sharing one
 # build/ must agree on it, or each would reset the other's tree.
-stamp=$( { git -C "$tree" rev-parse base; for p in "${patches[@]}"; do echo "$p"; sha256sum <"$TOP/patches/$p"; done; } | sha256sum | cut -d' ' -f1)
+stamp=$( { git -C "$tree" rev-parse base; for p in "${patches[@]}"; do echo "$p"; sha256sum <"$SERIES_DIR/patches/$p"; done; } | sha256sum | cut -d' ' -f1)
 if [ -f "$wt/.git" ] && [ "$(cat "$wt/../src.stamp" 2>/dev/null)" = "$stamp" ] &&
 	[ -z "$(git -C "$wt" status --porcelain)" ]; then
 	echo "$wt"; exit 0
@@ -56,7 +56,7 @@ export GIT_COMMITTER_DATE="$PINNED_DATE"
 n=0
 for p in "${patches[@]}"; do
 	n=$((n + 1))
-	if ! out=$(git -C "$wt" am -q --keep-cr "$TOP/patches/$p" 2>&1); then
+	if ! out=$(git -C "$wt" am -q --keep-cr "$SERIES_DIR/patches/$p" 2>&1); then
 		git -C "$wt" am --abort >/dev/null 2>&1 || true
 		printf '%s\n' "$out" >&2
 		where=$(printf '%s\n' "$out" | sed -n 's/^error: patch failed: //p' | head -n 1)

@@ -128,6 +128,40 @@ case_violation_tomtou() {
 	exec 4<&-
 	expect_one_violation "$f" ToMToU "$v0"
 }
+# Since 6.15 (and in 6.12.y) IMA limits repeated records: open_writers is
+# recorded once per inode until its last writer closes (IMA_EMITTED_OPENWRITERS),
+# and a ToMToU once per measured read open (IMA_MAY_EMIT_TOMTOU is armed by
+# the read, consumed by the first write open that follows).
+case_violation_open_writers_once() {
+	f=/mnt/viol/ow_once
+	v0=$(violations)
+	exec 3>>"$f"
+	for _ in 1 2 3; do cat "$f" >/dev/null; done	# three reads, one writer
+	expect_eq "violations counter after three reads under one writer" "$(violations)" $((v0 + 1))
+	exec 3>&-		# the last writer closes: the next one counts again
+	exec 3>>"$f"
+	cat "$f" >/dev/null
+	exec 3>&-
+	expect_eq "violations counter after a second writer" "$(violations)" $((v0 + 2))
+	expect_eq "violation entries for $f" "$(violation_entries "$f")" 2
+}
+case_violation_tomtou_once() {
+	f=/mnt/viol/tomtou_once
+	v0=$(violations)
+	exec 4<"$f"		# a measured read arms ToMToU...
+	exec 5>>"$f"		# ...the first write open records it...
+	exec 5>&-
+	exec 5>>"$f"		# ...and a second one, same reader, does not
+	exec 5>&-
+	expect_eq "violations counter after two write opens under one reader" "$(violations)" $((v0 + 1))
+	exec 6<"$f"		# a new measured read arms it again
+	exec 5>>"$f"
+	exec 5>&-
+	exec 6<&-
+	exec 4<&-
+	expect_eq "violations counter after a second reader" "$(violations)" $((v0 + 2))
+	expect_eq "violation entries for $f" "$(violation_entries "$f")" 2
+}
 case_no_violation_after_close() {
 	f=/mnt/viol/clean
 	v0=$(violations)
@@ -178,7 +212,7 @@ case_no_kernel_warning() {
 cases="root_read_measured_once other_uid_read_not_measured tmpfs_not_measured
 bprm_check_script bprm_check_elf mmap_check remeasured_after_change
 unchanged_not_remeasured violation_open_writers violation_tomtou
-no_violation_after_close custom_policy counters_at_rest no_kernel_warning"
+violation_open_writers_once violation_tomtou_once no_violation_after_close custom_policy counters_at_rest no_kernel_warning"
 
 : >/out/ktap
 emit "    KTAP version 1"
