@@ -67,11 +67,14 @@ run_logged() {
 }
 
 # Variants, in one place. Fields: name, patches applied from `series`
-# (none | first | all), config fragments merged onto tinyconfig.
+# (none | first | all | the first N), config fragments merged onto tinyconfig.
+# seed: up to patch 4, "ima: move the open counters into struct inode", the
+# shape Eric Paris posted in October 2010 (three counters in every inode).
 VARIANTS_TABLE="
 noima    none  guest tpm noima
 vanilla  none  guest tpm ima
 baseline first guest tpm ima
+seed     4     guest tpm ima
 fixed    all   guest tpm ima
 debug    all   guest tpm ima debug
 ${EXTRA_VARIANTS:-}

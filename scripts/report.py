@@ -35,7 +35,7 @@ CLOCKS = {"wall": "wall clock (QEMU TCG)",
 KEY_CACHES = ["ext4_inode_cache", "dentry", "lsm_inode_cache", "ima_iint_cache",
               "radix_tree_node"]
 REFERENCE = "noima"
-PLOTS = ["overhead_vs_n.png", "where_bytes_go.png", "open_close.png"]
+PLOTS = ["overhead_vs_n.png", "where_bytes_go.png", "open_close.png", "total_mb_vs_inodes.png"]
 
 # What the 2010 thread and the merged series said: facts, not measurements.
 ANCHORS_2010 = {
@@ -44,6 +44,11 @@ ANCHORS_2010 = {
         "iint_cache_objects": 2069791, "iint_kb": 0.12,
         "source": "Dave Chinner's slabtop, linux-kernel, October 2010 "
                   "(IMA built in, not enabled)",
+    },
+    "kernelorg_incore_inodes": {
+        "inodes": 2300000,
+        "source": "Dave Chinner's slabtop on kernel.org, linux-kernel, 2010-10-16: "
+                  "2.3 M xfs_inode objects in core",
     },
     "paris_factor": {
         "factor": 40,
@@ -478,7 +483,9 @@ def render_md(res):
                ["---", "---", "---", "---:", "---:"])
     L.append("")
     L.append("Plots: `overhead_vs_n.png` (IMA overhead per inode against N), "
-             "`where_bytes_go.png` (the overhead by cache), `open_close.png` (open+close times).")
+             "`where_bytes_go.png` (the overhead by cache), `open_close.png` (open+close times), "
+             "`total_mb_vs_inodes.png` (each variant's total IMA slab memory, its least-squares "
+             "line extended to kernel.org's 2.3 M in-core inodes of 2010).")
     return "\n".join(L) + "\n"
 
 
@@ -537,6 +544,22 @@ def explain(res):
                     "(" + ", ".join(f"`{n}` {f1(x)} B" for n, x in sorted(big.items())) + ")")
                  + f" and {f1(ov['fixed']['measured'])} B per measured file: an iint is made only "
                  "when a rule asks for one, and no inode blob is needed.")
+    if "seed" in V:
+        sd = V["seed"]["overhead_by_cache"]["unmeasured"]
+        ext = {v: V[v]["object_sizes"].get("ext4_inode_cache", {}).get("object_size")
+               for v in (REFERENCE, "seed", "fixed") if v in V}
+        L.append(f"- **seed** (the series up to patch 4: the open counters moved into `struct inode` "
+                 "as Eric Paris posted them in October 2010, `i_readers`, `i_writers` and "
+                 "`i_opencount`, with an iint still for every inode) pays "
+                 f"{f1(ov['seed']['unmeasured'])} B per unmeasured inode, "
+                 + ", ".join(f"`{n}` {f1(x)} B" for n, x in sorted(sd.items()) if abs(x) >= 0.5)
+                 + f", and {f1(ov['seed']['measured'])} B per measured file. The three counters "
+                 "are in every inode whatever the policy: ext4's inode object is "
+                 + ", ".join(f"{ext[v]} B on `{v}`" for v in ext)
+                 + (f" ({ext['seed'] - ext['fixed']:+d} B per inode of seed against fixed, "
+                    "which counts with the VFS's own `i_readcount`/`i_writecount` as 2.6.37 did "
+                    "at Linus's request)" if ext.get("seed") and ext.get("fixed") else "")
+                 + ".")
     ratio = V.get("fixed", {}).get("open_close_ratio_vs_vanilla")
     if ratio:
         rng = V["fixed"]["open_close_ratio_range_vs_vanilla"]["wall"]
@@ -653,7 +676,7 @@ def plots(res, out):
     import matplotlib.pyplot as plt
     V, p = res["variants"], res["parameters"]
     vs = [v for v in ordered(res) if v != REFERENCE]
-    colours = {"vanilla": "tab:blue", "baseline": "tab:red", "fixed": "tab:green"}
+    colours = {"vanilla": "tab:blue", "baseline": "tab:red", "seed": "tab:orange", "fixed": "tab:green"}
     # 1. The headline: overhead per inode against N.
     fig, axes = plt.subplots(1, 2, figsize=(11, 4.2))
     for ax, zoom in zip(axes, (False, True)):
@@ -727,6 +750,38 @@ def plots(res, out):
     fig.suptitle("Cost of open+close")
     fig.tight_layout()
     fig.savefig(os.path.join(out, "open_close.png"), dpi=110)
+    plt.close(fig)
+    # 4. The 2010 picture: total IMA slab memory against in-core inodes, the
+    #    measured points and each fit extended to kernel.org's inode count.
+    from matplotlib.ticker import FuncFormatter
+    big_n = ANCHORS_2010["kernelorg_incore_inodes"]["inodes"]
+    fig, ax = plt.subplots(figsize=(8, 4.8))
+    lo = min(q["n"] for v in vs for q in V[v]["unmeasured"]["points"])
+    xs = [lo * (big_n / lo) ** (i / 60) for i in range(61)]
+    for v in vs:
+        fit = V[v]["unmeasured"]["fit"]
+        mb = lambda n, f=fit: (f["slope"] * n + f["intercept"]) / 2 ** 20  # noqa: E731
+        pts = V[v]["unmeasured"]["points"]
+        c = colours.get(v, "tab:grey")
+        ax.plot([q["n"] for q in pts], [q["overhead_bytes"] / 2 ** 20 for q in pts], "o", color=c)
+        at = f"{mb(big_n):,.0f}"
+        ax.plot(xs, [mb(n) for n in xs], "-", color=c,
+                label=f"{v}: {'0' if at == '-0' else at} MB at {big_n / 1e6:.1f} M inodes")
+        ax.plot([big_n], [mb(big_n)], "D", color=c, markersize=7)
+    ax.axvline(big_n, color="grey", lw=0.8, ls="--")
+    ax.annotate("kernel.org, Oct 2010", (big_n, sum(ax.get_ylim()) / 2), rotation=90, fontsize=8,
+                ha="right", va="center", color="grey")
+    ax.set_xscale("log")
+    ax.set_xlabel("in-core inodes (nothing measured); dots measured, lines the least-squares fit")
+    ax.set_ylabel("IMA slab memory, MB (− noima)")
+    # A fit near zero can dip a hair below it: never print "-0".
+    ax.yaxis.set_major_formatter(FuncFormatter(lambda y, _p: f"{0.0 if abs(y) < 1e-9 else y:g}"))
+    ax.axhline(0, color="grey", lw=0.6)
+    ax.grid(True, alpha=0.3)
+    ax.legend(fontsize=8, loc="upper left")
+    fig.suptitle(f"Total IMA slab memory against in-core inodes, Linux {kernel_version(res)}")
+    fig.tight_layout()
+    fig.savefig(os.path.join(out, "total_mb_vs_inodes.png"), dpi=110)
     plt.close(fig)
 
 
