@@ -8,7 +8,7 @@ if [ "${1:-}" = --help ]; then sed -n '2,3s/^# //p' "$0"; exit 0; fi
 [ -d "$BUILD" ] || exit 0
 # Mainline's build/ also holds the backports' build/<kernel>/ and the
 # downloaded sources (build/apt/): `make clean` is for one kernel.
-keep=" apt $(cd "$TOP/stable" 2>/dev/null && printf '%s ' */ | tr -d /) "
+keep=" apt $(known_kernels | awk '$1 != "mainline" {printf "%s ", $1}')"
 for d in "$BUILD"/*; do
 	[ -e "$d" ] || continue
 	[ "$(basename "$d")" = src ] && [ "${1:-}" != --src ] && continue

@@ -7,6 +7,15 @@ TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 # Which kernel: KERNEL unset (or "mainline", or the mainline pin's series)
 # is mainline, the top-level series; KERNEL=6.12 is the backport in
 # stable/6.12/. SERIES_DIR holds the kernel's series, patches/ and pin.
+# known_kernels: one line per pin, "NAME SERIES PIN_FILE" (mainline first).
+known_kernels() {
+	local pin
+	for pin in "$TOP/configs/kernel.pin" "$TOP"/stable/*/kernel.pin; do
+		[ -f "$pin" ] || continue
+		if [ "$pin" = "$TOP/configs/kernel.pin" ]; then printf mainline; else basename "$(dirname "$pin")" | tr -d '\n'; fi
+		printf ' %s %s\n' "$(sed -n 's/^KERNEL_SERIES=//p' "$pin")" "$pin"
+	done
+}
 KERNEL=${KERNEL:-}
 MAINLINE_SERIES=$(sed -n 's/^KERNEL_SERIES=//p' "$TOP/configs/kernel.pin")
 case $KERNEL in
@@ -14,8 +23,9 @@ case $KERNEL in
 	KERNEL_ID=mainline SERIES_DIR=$TOP PIN_FILE=$TOP/configs/kernel.pin ;;
 *)
 	if [ ! -f "$TOP/stable/$KERNEL/kernel.pin" ]; then
-		printf 'error: KERNEL=%s names no pin: known are mainline (%s, configs/kernel.pin)%s\n' "$KERNEL" \
-			"$MAINLINE_SERIES" "$(cd "$TOP/stable" 2>/dev/null && for d in */kernel.pin; do printf ', %s (stable/%s)' "${d%/*}" "$d"; done)" >&2
+		printf 'error: KERNEL=%s names no pin: known are %s\n' "$KERNEL" \
+			"$(known_kernels | while read -r n v f; do
+			if [ "$n" = "$v" ]; then v=; else v="$v, "; fi; printf '%s (%s%s), ' "$n" "$v" "${f#"$TOP"/}"; done | sed 's/, $//')" >&2
 		exit 2
 	fi
 	KERNEL_ID=$KERNEL SERIES_DIR=$TOP/stable/$KERNEL PIN_FILE=$TOP/stable/$KERNEL/kernel.pin ;;

@@ -30,11 +30,10 @@ blocks() { sed -n 's/^<!-- make test runs this: \([A-Za-z0-9_.-]*\) -->$/\1/p' "
 # stable/<kernel>/ is the backport's (apply-quilt-6.12); `make` is for any;
 # every other block is mainline's.
 kernel_of() {
-	local k
-	for k in "$TOP"/stable/*/kernel.pin; do
-		k=$(basename "$(dirname "$k")")
+	local k _
+	while read -r k _; do
 		case $1 in *-"$k") echo "$k"; return ;; esac
-	done
+	done < <(known_kernels | grep -v '^mainline ')
 	if [ "$1" = make ]; then echo any; else echo mainline; fi
 }
 

@@ -19,13 +19,9 @@ check_kernel_src() {
 		die "KERNEL_SRC=$src: HEAD has no top-level Makefile: not a kernel tree"
 	ver=$(awk '/^VERSION =/ {v=$3} /^PATCHLEVEL =/ {p=$3} END {print v "." p}' <<<"$mk")
 	if [ "$ver" != "$KERNEL_SERIES" ]; then
-		local hint="" k name
-		for k in "$TOP"/stable/*/kernel.pin "$TOP/configs/kernel.pin"; do
-			if [ "$k" = "$PIN_FILE" ] || [ "$(sed -n 's/^KERNEL_SERIES=//p' "$k")" != "$ver" ]; then continue; fi
-			name=mainline
-			[ "$k" = "$TOP/configs/kernel.pin" ] || name=$(basename "$(dirname "$k")")
-			hint=" (for Linux $ver use KERNEL=$name)"
-		done
+		local hint name
+		name=$(known_kernels | awk -v v="$ver" '$2 == v {print $1; exit}')
+		hint=${name:+ (for Linux $ver use KERNEL=$name)}
 		die "KERNEL_SRC=$src is Linux $ver, not $KERNEL_SERIES: the selected series ($KERNEL_ID) is for v$KERNEL_SERIES.y$hint"
 	fi
 	if [ -n "$(git -C "$src" status --porcelain 2>/dev/null)" ]; then
