@@ -5,7 +5,9 @@
 #   TEST defaults to "boot". Logs and results: build/runs/VARIANT-TEST/
 #   (RUN_NAME=NAME: build/runs/NAME/ instead; QEMU_ARGS="...": extra
 #   QEMU options, e.g. "-icount shift=0" for instruction-counted time)
-#   GUEST_MEM (1G), GUEST_SMP (1), GUEST_CMDLINE (extra kernel arguments).
+#   GUEST_MEM (1G), GUEST_SMP (1), GUEST_CMDLINE (extra kernel arguments),
+#   IMA_POLICY (tcb: ima_policy=tcb; none: no built-in policy, as a
+#   distribution boots).
 #   (console.log: ttyS0, the kernel's console; ktap.log: ttyS1, where guest
 #   tests write KTAP, away from kernel messages).
 # Exit: 0 pass, 1 test failure, 2 harness or infrastructure error.
@@ -14,7 +16,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../scripts/common.sh"
 . "$here/lib.sh"
 
-usage() { sed -n '2,11s/^# //p' "$0"; }
+usage() { sed -n '2,13s/^# //p' "$0"; }
 timeout_s=${BOOT_TIMEOUT:-300}
 args=()
 while [ $# -gt 0 ]; do
@@ -61,11 +63,17 @@ if ! [ -S "$sock" ] || ! kill -0 "$swtpm_pid" 2>/dev/null; then
 	die "$variant: swtpm did not start (socket $sock; log $run/swtpm.log)"
 fi
 
-cmdline="console=ttyS0 panic=-1 ima_policy=tcb slab_nomerge ima_slim.test=$test"
+case ${IMA_POLICY:-tcb} in
+tcb) policy=ima_policy=tcb ;;
+none) policy= ;;
+*) die "IMA_POLICY='$IMA_POLICY': give tcb or none" ;;
+esac
+cmdline="console=ttyS0 panic=-1 $policy slab_nomerge ima_slim.test=$test"
 # Under TCG, a kernel with KASAN, kmemleak and lockdep takes longer than
 # ACPI's 30 s loop limit to run QEMU's PCI routing method (_PRT): the disks
 # then get no interrupt and the guest hangs. Route PCI interrupts without ACPI.
-case " $(variant_field "$variant" 3) " in *" debug "*) cmdline+=" pci=noacpi" ;; esac
+# KCSAN's instrumented kernel is as slow there.
+case " $(variant_field "$variant" 3) " in *" debug "* | *" kcsan "*) cmdline+=" pci=noacpi" ;; esac
 # Tell the guest whether this kernel checks the open counts when it frees an
 # inode (the series' patch 7, the baseline's destroy check): its report is
 # then a kernel message the guest can look for. The check has no ABI, so the

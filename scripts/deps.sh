@@ -36,6 +36,7 @@ swtpm-tools          swtpm_setup
 ima-evm-utils        evmctl: replay the IMA log against the PCRs
 shellcheck           linting the project's scripts
 dwarves              pahole: struct layouts
+gdb                  each LSM's share of the inode blob, from a vmlinux (scripts/lsm-shares.sh)
 python3-matplotlib   the report's PNG plots (scripts/report.py render)
 "
 

@@ -2,7 +2,14 @@
 # The memory and cost report: build what is missing, boot each variant twice
 # (the whole guest test "report" on wall-clock time, then its hot path alone
 # on instruction-counted time, QEMU -icount), and write from those runs
-# build/report/report.md, results.json and the PNG plots.
+# build/report/report.md, results.json and the PNG plots. A variant with two
+# CPUs (configs/smp.config) is booted instead with -smp 2 under
+# multi-threaded TCG, REPORT_SMP_ROUNDS times, taking turns with the other
+# two-CPU variants: one openbench thread per CPU on the measured files. A
+# variant with a distribution's LSM stack (configs/distro.config) is booted
+# twice for memory only: with no IMA policy, as a distribution boots, and
+# with ima_policy=tcb; each LSM's share of the inode blob is read out of its
+# vmlinux (scripts/lsm-shares.sh).
 # Usage: scripts/report.sh [--smoke] [--out DIR] [VARIANT...]
 #   VARIANT: default noima vanilla baseline fixed (noima and vanilla are
 #   always run: they are the references).
@@ -13,11 +20,13 @@
 #   1000, growing), REPORT_MEASURED=10000, REPORT_HOT=10000 (files per timed
 #   pass), REPORT_REPEATS=7 (wall clock), REPORT_ICOUNT_REPEATS=3,
 #   REPORT_PASSES=3 (passes per repeat; a repeat counts its fastest),
-#   GUEST_MEM=2G. Exit: 0 made and consistent, 1 inconsistent, 2 broken.
+#   REPORT_SMP_ROUNDS=3 (two-CPU boots per variant, taking turns; they share
+#   the repeats), GUEST_MEM=2G. Exit: 0 made and consistent, 1 inconsistent,
+#   2 broken.
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 
-usage() { sed -n '2,16s/^# //p' "$0"; }
+usage() { sed -n '2,18s/^# //p' "$0"; }
 smoke='' out=''
 variants=()
 while [ $# -gt 0 ]; do
@@ -33,12 +42,12 @@ done
 if [ -n "$smoke" ]; then
 	sweep=${REPORT_SWEEP:-5000,20000} measured=${REPORT_MEASURED:-1000}
 	hot=${REPORT_HOT:-2000} repeats=${REPORT_REPEATS:-3} icount_repeats=${REPORT_ICOUNT_REPEATS:-2}
-	passes=${REPORT_PASSES:-2}
+	passes=${REPORT_PASSES:-2} smp_rounds=${REPORT_SMP_ROUNDS:-1}
 	out=${out:-$BUILD/report-smoke} name=report-smoke
 else
 	sweep=${REPORT_SWEEP:-10000,50000,100000,200000} measured=${REPORT_MEASURED:-10000}
 	hot=${REPORT_HOT:-10000} repeats=${REPORT_REPEATS:-7} icount_repeats=${REPORT_ICOUNT_REPEATS:-3}
-	passes=${REPORT_PASSES:-3}
+	passes=${REPORT_PASSES:-3} smp_rounds=${REPORT_SMP_ROUNDS:-3}
 	out=${out:-$BUILD/report} name=report
 fi
 export GUEST_MEM=${GUEST_MEM:-2G}
@@ -53,7 +62,7 @@ for n in ${sweep//,/ }; do
 done
 max_n=$prev
 for pair in "REPORT_MEASURED=$measured" "REPORT_HOT=$hot" "REPORT_REPEATS=$repeats" \
-	"REPORT_ICOUNT_REPEATS=$icount_repeats" "REPORT_PASSES=$passes"; do
+	"REPORT_ICOUNT_REPEATS=$icount_repeats" "REPORT_PASSES=$passes" "REPORT_SMP_ROUNDS=$smp_rounds"; do
 	[[ ${pair#*=} =~ ^[1-9][0-9]*$ ]] || die "$pair is not a positive whole number"
 done
 if ! [[ $hot =~ 000$ ]] || [ "$hot" -gt "$max_n" ]; then
@@ -87,13 +96,18 @@ done
 # ttyS1 as it comes, its results copied under raw/VARIANT/CLOCK.
 boot() {
 	local v=$1 clock=$2 steps=$3 reps=$4 run rc=0 seen=0 lines pid t0 qemu_args=
-	local run_name=$name-$v-$clock
+	local run_name=$name-$v-$clock smp=1 policy=tcb
 	run=$BUILD/runs/$run_name
-	[ "$clock" = wall ] || qemu_args="-icount shift=0,sleep=off"
+	case $clock in
+	icount) qemu_args="-icount shift=0,sleep=off" ;;
+	# Each vCPU on its own host thread: the two really run at once.
+	smp-*) qemu_args="-accel tcg,thread=multi" smp=2 ;;
+	policy-none) policy=none ;;
+	esac
 	t0=$(date -u +%FT%TZ)
 	say "report: $v: boot ($clock clock; steps $steps)"
 	rm -f "$run/ktap.log"	# the last run's progress is not this one's
-	RUN_NAME=$run_name QEMU_ARGS=$qemu_args REPORT_FILES=$max_n REPORT_MEASURED=$measured \
+	RUN_NAME=$run_name QEMU_ARGS=$qemu_args GUEST_SMP=$smp IMA_POLICY=$policy REPORT_FILES=$max_n REPORT_MEASURED=$measured \
 		GUEST_CMDLINE="ima_slim.steps=$steps ima_slim.sweep=$sweep ima_slim.repeats=$reps ima_slim.passes=$passes ima_slim.hot=$hot ${GUEST_CMDLINE:-}" \
 		"$TOP/qemu/run.sh" "$v" report --timeout "${REPORT_TIMEOUT:-1800}" &
 	pid=$!
@@ -118,27 +132,50 @@ boot() {
 		  qemu_args: $qemu_args, run_dir: $run}' >"$raw/$v/$clock/boot.json"
 }
 
+smp_variants=()
 for v in "${variants[@]}"; do
 	d=$(variant_dir "$v")
-	boot "$v" wall sweep,measured,hot,sizes "$repeats"
-	boot "$v" icount measured,hot "$icount_repeats"
+	frags=" $(variant_field "$v" 3) "
+	if [[ $frags == *" smp "* ]]; then
+		smp_variants+=("$v")	# booted below, in rounds
+	elif [[ $frags == *" distro "* ]]; then
+		boot "$v" policy-none sweep,measured,sizes "$repeats"
+		boot "$v" policy-tcb sweep,measured,sizes "$repeats"
+		"$TOP/scripts/lsm-shares.sh" "$d/obj/vmlinux" >"$raw/$v/lsm-shares"
+	else
+		boot "$v" wall sweep,measured,hot,sizes "$repeats"
+		boot "$v" icount measured,hot "$icount_repeats"
+	fi
+done
+# Two CPUs: the wall clock of a busy host drifts over minutes, so the
+# variants take turns, one boot each per round, rather than one after the
+# other; each boot runs an equal share of the repeats.
+for r in $(seq 1 "$smp_rounds"); do
+	for v in ${smp_variants[@]+"${smp_variants[@]}"}; do
+		boot "$v" "smp-$r" measured,mt "$(( (repeats + smp_rounds - 1) / smp_rounds ))"
+	done
+done
+for v in "${variants[@]}"; do
+	d=$(variant_dir "$v")
 	jq -n --arg variant "$v" --arg release "$(cat "$d/obj/include/config/kernel.release")" \
 		--arg config_sha256 "$(sha256sum "$d/obj/.config" | cut -d' ' -f1)" \
 		--arg ima "$(grep -q '^CONFIG_IMA=y' "$d/obj/.config" && echo y || echo n)" \
+		--arg lock_stat "$(grep -q '^CONFIG_LOCK_STAT=y' "$d/obj/.config" && echo y || echo n)" \
 		--arg head "$(git -C "$d/src" rev-parse --short=12 HEAD 2>/dev/null || echo unknown)" \
-		'{variant: $variant, release: $release, config_sha256: $config_sha256, ima: $ima, head: $head}' \
+		'{variant: $variant, release: $release, config_sha256: $config_sha256, ima: $ima,
+		  lock_stat: $lock_stat, head: $head}' \
 		>"$raw/$v/variant.json"
 done
 
 say "report: analysing"
 jq -n --arg started "$started" --arg finished "$(date -u +%FT%TZ)" --arg sweep "$sweep" \
 	--argjson measured "$measured" --argjson hot "$hot" --argjson repeats "$repeats" \
-	--argjson icount_repeats "$icount_repeats" --argjson passes "$passes" --arg mem "$GUEST_MEM" --arg tree "$(tree_id)" \
+	--argjson icount_repeats "$icount_repeats" --argjson passes "$passes" --argjson smp_rounds "$smp_rounds" --arg mem "$GUEST_MEM" --arg tree "$(tree_id)" \
 	--argjson smoke "$([ -n "$smoke" ] && echo true || echo false)" --arg variants "${variants[*]}" \
 	'{started: $started, finished: $finished, kernel_tree: $tree, smoke: $smoke,
 	  variants: ($variants | split(" ")), sweep: ($sweep | split(",") | map(tonumber)),
 	  measured_files: $measured, hot_files: $hot, repeats: $repeats,
-	  icount_repeats: $icount_repeats, passes: $passes, guest_mem: $mem}' >"$raw/parameters.json"
+	  icount_repeats: $icount_repeats, passes: $passes, smp_rounds: $smp_rounds, guest_mem: $mem}' >"$raw/parameters.json"
 /usr/bin/python3 "$TOP/scripts/report.py" collect "$out"
 /usr/bin/python3 "$TOP/scripts/report.py" render "$out"
 rm -rf "$final"

@@ -161,9 +161,11 @@ t_broken_patch() {	# a patch that does not apply is named, with the file it fail
 		env -u IMA_SLIM_RESOLVED BUILD="$copy/build" EXTRA_VARIANTS="selftest all guest" "$copy/scripts/variant.sh" selftest
 }
 # A report folder rendered from the golden results.json (a real smoke run).
+# report_copy DIR [FIXTURE]: a rendered copy of a saved real run's results
+# (qemu/test_data/FIXTURE, default report-smoke) in $tmp/DIR.
 report_copy() {
 	rm -rf "$tmp/${1:?}" && mkdir -p "$tmp/$1"
-	cp "$data/report-smoke/results.json" "$tmp/$1/"
+	cp "$data/${2:-report-smoke}/results.json" "$tmp/$1/"
 	/usr/bin/python3 "$TOP/scripts/report.py" render "$tmp/$1" 2>&1
 }
 # report_edit DIR PYTHON: change DIR/results.json with a Python statement on r.
@@ -215,6 +217,32 @@ t_report_check_corrupted() {	# each kind of damage to the report is caught and n
 	head -c 2000 "$data/report-smoke/results.json" >"$d/results.json"
 	expect_fail 1 'results.json is not JSON' /usr/bin/python3 "$TOP/scripts/report.py" check "$d"
 }
+t_report_two_cpus() {	# the two-CPU section of a real run checks out, and damage to it is named
+	local d=$tmp/report-bad
+	report_copy report-golden report-two-cpus
+	/usr/bin/python3 "$TOP/scripts/report.py" check "$tmp/report-golden"
+	grep -q '^## Two CPUs' "$tmp/report-golden/report.md"
+	# A repeat's figure is not its fastest pass.
+	report_copy report-bad report-two-cpus >/dev/null
+	report_edit "$d" 'r["two_cpus"]["fixed-smp"]["modes"]["rdonly"]["opens_per_s"][0] *= 1.5'
+	expect_fail 1 "fixed-smp: rdonly: a repeat's throughput is not its fastest pass" \
+		/usr/bin/python3 "$TOP/scripts/report.py" check "$d"
+	# A ratio to vanilla changed by hand.
+	report_copy report-bad report-two-cpus >/dev/null
+	report_edit "$d" 'r["two_cpus"]["fixed-smp"]["modes"]["rdwr"]["throughput_vs_vanilla"] = 1.5'
+	expect_fail 1 "fixed-smp: rdwr: the ratio to vanilla-smp does not follow" \
+		/usr/bin/python3 "$TOP/scripts/report.py" check "$d"
+	# The lock statistics of a CONFIG_LOCK_STAT kernel are gone.
+	report_copy report-bad report-two-cpus >/dev/null
+	report_edit "$d" 'del r["two_cpus"]["fixed-lockstat"]["modes"]["rdonly"]["lock_stat"]'
+	expect_fail 1 "fixed-lockstat: rdonly: lock statistics missing" \
+		/usr/bin/python3 "$TOP/scripts/report.py" check "$d"
+	# A per-1,000 figure that does not follow from the classes.
+	report_copy report-bad report-two-cpus >/dev/null
+	report_edit "$d" 'r["two_cpus"]["rwlock-lockstat"]["modes"]["rdwr"]["lock_stat"]["repeats"][0]["per_1000_opens"]["acq_bounces"] += 1'
+	expect_fail 1 "rwlock-lockstat: rdwr: acq_bounces per 1,000 opens does not follow" \
+		/usr/bin/python3 "$TOP/scripts/report.py" check "$d"
+}
 t_report_bad_input() {	# sizes that cannot work are refused before anything is built
 	expect_fail 2 'growing multiples of 1000' env REPORT_SWEEP=5000,2500 "$TOP/scripts/report.sh" --smoke noima
 	expect_fail 2 'larger than the one before' env REPORT_SWEEP=20000,5000 "$TOP/scripts/report.sh" --smoke noima
@@ -251,6 +279,33 @@ t_stress_splats() {	# a kernel report in the console fails a stress run; a clean
 	/usr/bin/python3 "$chk" splats "$data/console-finished.log" || { echo "a clean console was judged bad"; return 1; }
 	# A real WARN from the debug kernel (scripts/stress-demo.sh, unbalanced open counts).
 	expect_fail 1 'WARNING: .*ima' /usr/bin/python3 "$chk" splats "$data/console-splat.log"
+}
+t_stress_kcsan() {	# a KCSAN race in IMA code fails; races elsewhere are listed, not failed, and are no splat
+	local chk=$TOP/scripts/stress_check.py log=$tmp/console-kcsan-elsewhere.log
+	expect_fail 1 'in IMA: .*data-race in ima_iint_search' /usr/bin/python3 "$chk" kcsan "$data/console-kcsan.log"
+	/usr/bin/python3 "$chk" splats "$data/console-kcsan.log" >/dev/null ||
+		{ echo "KCSAN reports were counted as splats"; return 1; }
+	# The same console without the IMA race: one report, with IMA only deeper on the stack.
+	awk '/BUG: KCSAN: data-race in ima_/ {skip=1} skip && /====================/ {skip=0; next} !skip' \
+		"$data/console-kcsan.log" >"$log"
+	/usr/bin/python3 "$chk" kcsan "$log" >"$log.out" ||
+		{ echo "a race outside IMA code failed the check"; return 1; }
+	grep -q '^1 KCSAN report(s) .*, 0 in IMA code$' "$log.out" ||
+		{ echo "a race outside IMA code was judged as IMA's"; return 1; }
+	# A console of a kernel without KCSAN: the check is skipped, not passed.
+	mkdir -p "$tmp/kcsan-run/out"
+	cp "$data/console-finished.log" "$tmp/kcsan-run/console.log"
+	# (The run's other checks fail on this empty folder; only kcsan's line counts.)
+	/usr/bin/python3 "$chk" run "$tmp/kcsan-run" >"$tmp/kcsan-run/check.txt" 2>&1 || true
+	grep -q '^SKIP kcsan: not a KCSAN kernel$' "$tmp/kcsan-run/check.txt" ||
+		{ echo "a kernel without KCSAN did not skip the kcsan check"; return 1; }
+	# KCSAN built in but never enabled (no CONFIG_KCSAN_EARLY_ENABLE): it
+	# reports nothing, and that fails rather than passes.
+	{ echo '[    0.412001] kcsan: strict mode configured'; cat "$data/console-finished.log"; } \
+		>"$tmp/kcsan-run/console.log"
+	/usr/bin/python3 "$chk" run "$tmp/kcsan-run" >"$tmp/kcsan-run/check.txt" 2>&1 || true
+	grep -q '^FAIL kcsan: KCSAN is built in but never enabled' "$tmp/kcsan-run/check.txt" ||
+		{ echo "a KCSAN kernel that never enabled KCSAN passed the kcsan check"; return 1; }
 }
 t_stress_escapes() {	# a content root read that is missing from the IMA log fails the stress check
 	local g=$tmp/stress name path digest p chk=$TOP/scripts/stress_check.py

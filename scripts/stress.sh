@@ -1,30 +1,38 @@
 #!/usr/bin/env bash
 # `make stress`: the guest test "stress" (qemu/guest/stress.sh) on the debug
-# variant (lockdep, KASAN, kmemleak, failslab; 2 CPUs), then the same stress,
-# shorter, on baseline and fixed for the ratio of completed operations.
+# variant (lockdep, KASAN, kmemleak, failslab; 2 CPUs), then on the kcsan
+# variant (KCSAN, 2 CPUs; not with --short), then the same stress, shorter,
+# on baseline and fixed for the ratio of completed operations.
 # Each run is judged by scripts/stress_check.py (console splats, unexpected
 # failures, open counts, kmemleak, contents that escaped measurement, fault
 # injection) and qemu/verify.sh (the IMA log replays to PCR 10).
-# Usage: scripts/stress.sh [--short] [--seconds N] [--no-compare]
+# Usage: scripts/stress.sh [--short] [--seconds N] [--no-debug] [--no-kcsan] [--no-compare]
 #   --seconds N   stress on the debug variant (default 180; --short: 40);
-#                 the failslab phase and each comparison run last N/4
+#                 the failslab phase and each comparison run last N/4,
+#                 the KCSAN run N/2
+#   --short       also skips the KCSAN run (a kernel build of its own: CI's
+#                 `make stress-short` keeps within its time that way)
+#   --no-debug    skip the debug run (and its failslab phase)
+#   --no-kcsan    skip the KCSAN run
 #   --no-compare  skip the baseline and fixed runs
 # Results: build/stress/summary.{txt,json}; each run in build/runs/V-stress/.
 # Exit: 0 every check passed, 1 a check failed, 2 harness error or bad usage.
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 
-usage() { sed -n '2,13s/^# //p' "$0"; }
-secs=180 compare=1
+usage() { sed -n '2,18s/^# //p' "$0"; }
+secs=180 debug=1 kcsan=1 compare=1
 while [ $# -gt 0 ]; do
 	case $1 in
 	--help) usage; exit 0 ;;
-	--short) secs=40 ;;
+	--short) secs=40 kcsan=0 ;;
 	--seconds)
 		if ! [[ ${2:-} =~ ^[0-9]+$ ]] || [ "$2" -lt 8 ]; then
 			die "--seconds needs a whole number of seconds, at least 8 (got '${2:-}')"
 		fi
 		secs=$2; shift ;;
+	--no-debug) debug=0 ;;
+	--no-kcsan) kcsan=0 ;;
 	--no-compare) compare=0 ;;
 	*) usage >&2; die "unknown argument '$1'" ;;
 	esac
@@ -68,7 +76,8 @@ stress_run() {
 }
 scripts_build() { "$TOP/scripts/build.sh" "$1" build; }
 
-stress_run debug "$secs" "$quarter" 2 1G
+if [ "$debug" = 1 ]; then stress_run debug "$secs" "$quarter" 2 1G; fi
+if [ "$kcsan" = 1 ]; then stress_run kcsan $((secs / 2)) "" 2 1G; fi
 if [ "$compare" = 1 ]; then
 	for v in baseline fixed; do stress_run "$v" "$quarter" "" 1 1G; done
 fi
@@ -93,6 +102,10 @@ jq -s --argjson ratio "$ratio" --argjson secs "$secs" --rawfile results "$result
 			.checks.stress.ops.stress.exec, .checks.escapes.escaped, .checks.escapes.violation,
 			"\(.wall_seconds)s"] | map(tostring) | join(" ")' "$j" |
 			awk '{printf "%-9s %8s %8s %8s %7s %6s %8s %s\n", $1, $2, $3, $4, $5, $6, $7, $8}'
+	done
+	for j in "${jsons[@]}"; do	# KCSAN's figures, where the kernel has it
+		jq -r 'select(.checks.kcsan.status // "skip" != "skip") |
+			"\(.variant): KCSAN: \(.checks.kcsan.detail)"' "$j"
 	done
 	[ "$ratio" = null ] || echo "completed operations, fixed / baseline: $ratio"
 	awk -F'\t' '{printf "%-6s %s %s\n", toupper($3), $1, $2}' "$results"

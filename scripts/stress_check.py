@@ -3,10 +3,16 @@
 
   stress_check.py run RUN_DIR    every check below; RUN_DIR/stress-check.json
   stress_check.py splats LOG     only the console scan of one log file
+  stress_check.py kcsan LOG      only the KCSAN reports of one log file
 
 Checks, each "pass", "fail" or "skip" with the reason:
   splats      no kernel report in the console: lockdep, RCU, KASAN, list
               and object debugging, slab corruption, WARN, BUG, oops
+              (KCSAN's reports are judged apart, below)
+  kcsan       no KCSAN data race in IMA code: a report whose racing
+              functions, or the top frame of either access, are IMA's
+              (ima_*, integrity_*) fails; races elsewhere in the kernel
+              are counted and listed, not judged (skip: not a KCSAN kernel)
   stress      every stress phase ran to its end, nothing failed unexpectedly
   counters    no inode freed with open counts (the free-time check's report)
   kmemleak    no leak whose allocation backtrace goes through IMA
@@ -36,18 +42,63 @@ SPLAT = re.compile(
 IMA_FRAME = re.compile(r"\b(ima_|integrity_)\w*")
 
 
-def splats(log):
-    """The lines of LOG that report a problem, each with what follows it."""
+# KCSAN's report: "BUG: KCSAN: data-race in A / B", the two accesses with
+# their stacks, then a line of "=" (kernel/kcsan/report.c).
+KCSAN = re.compile(r"BUG: KCSAN: ")
+KCSAN_END = re.compile(r"^(\[[ 0-9.]+\] )?={20,}")
+KCSAN_ACCESS = re.compile(r"(read|write|read-write|race at unknown origin)", re.I)
+
+
+def read_console(log):
     try:
         with open(log, errors="replace") as f:
-            lines = f.read().splitlines()
+            return f.read().splitlines()
     except OSError as e:
         sys.exit(f"error: cannot read the console log: {e}")
+
+
+def kcsan_blocks(lines):
+    """(first, last) line numbers of each KCSAN report in the console."""
+    blocks, i = [], 0
+    while i < len(lines):
+        if KCSAN.search(lines[i]):
+            j = i + 1
+            while j < len(lines) and not KCSAN_END.search(lines[j]):
+                j += 1
+            blocks.append((i, min(j, len(lines) - 1)))
+            i = j
+        i += 1
+    return blocks
+
+
+def splats(log):
+    """The lines of LOG that report a problem, each with what follows it;
+    KCSAN's reports are not among them (see kcsan())."""
+    lines = read_console(log)
+    inside = {k for a, b in kcsan_blocks(lines) for k in range(a, b + 1)}
     found = []
     for i, line in enumerate(lines):
-        if SPLAT.search(line):
+        if i not in inside and SPLAT.search(line):
             found.append("\n".join(lines[i:i + 12]))
     return found
+
+
+def kcsan(log):
+    """KCSAN's reports in LOG, each {text, in_ima, through_ima}: in IMA when
+    the racing functions or the first frame under either access are IMA's;
+    through IMA when an IMA frame is anywhere in the report."""
+    lines = read_console(log)
+    out = []
+    for a, b in kcsan_blocks(lines):
+        block = lines[a:b + 1]
+        tops = [block[0]]
+        for k, line in enumerate(block[:-1]):
+            if KCSAN_ACCESS.search(line) and " by " in line:
+                tops.append(block[k + 1])
+        text = "\n".join(block)
+        out.append({"text": text, "in_ima": any(IMA_FRAME.search(t) for t in tops),
+                    "through_ima": bool(IMA_FRAME.search(text))})
+    return out
 
 
 def read(path, default=None):
@@ -134,10 +185,33 @@ def run(rundir):
     def verdict(name, status, detail, **figures):
         res[name] = dict(status=status, detail=detail, **figures)
 
-    found = splats(os.path.join(rundir, "console.log"))
+    console = os.path.join(rundir, "console.log")
+    found = splats(console)
     verdict("splats", "fail" if found else "pass",
             f"{len(found)} kernel report(s) in the console" if found
             else "no kernel report in the console", reports=found[:5])
+
+    races = kcsan(console)
+    # A KCSAN kernel says which mode it was built for ("kcsan: ... mode
+    # configured"), and "kcsan: enabled early" only if it watches from boot:
+    # built in but not enabled, it reports nothing, and that must not pass.
+    text = read_console(console)
+    built = any(re.search(r"kcsan: .*mode configured", line) for line in text)
+    enabled = any(re.search(r"kcsan: enabled early", line) for line in text)
+    if not races and not built and not enabled:
+        verdict("kcsan", "skip", "not a KCSAN kernel")
+    elif not races and not enabled:
+        verdict("kcsan", "fail", "KCSAN is built in but never enabled "
+                "(no \"kcsan: enabled early\": CONFIG_KCSAN_EARLY_ENABLE is off)")
+    else:
+        ima = [r["text"] for r in races if r["in_ima"]]
+        through = sum(1 for r in races if r["through_ima"] and not r["in_ima"])
+        elsewhere = [r["text"].splitlines()[0] for r in races if not r["through_ima"]]
+        verdict("kcsan", "fail" if ima else "pass",
+                f"{len(races)} KCSAN report(s): {len(ima)} in IMA code, {through} elsewhere "
+                f"with IMA on the stack, {len(elsewhere)} elsewhere",
+                total=len(races), in_ima=len(ima), through_ima=through,
+                elsewhere=elsewhere[:20], reports=ima[:5])
 
     phases = ["stress"]
     injected = (read(os.path.join(out, "failslab.injected"), "") or "").strip()
@@ -233,6 +307,14 @@ def main(argv):
             print(s + "\n---")
         print(f"{len(found)} kernel report(s) in {argv[2]}")
         return 1 if found else 0
+    if len(argv) == 3 and argv[1] == "kcsan":
+        races = kcsan(argv[2])
+        for r in races:
+            where = "in IMA" if r["in_ima"] else "IMA on the stack" if r["through_ima"] else "elsewhere"
+            print(f"{where}: {r['text'].splitlines()[0].strip()}")
+        n = sum(r["in_ima"] for r in races)
+        print(f"{len(races)} KCSAN report(s) in {argv[2]}, {n} in IMA code")
+        return 1 if n else 0
     if len(argv) == 3 and argv[1] == "run":
         if not os.path.isdir(os.path.join(argv[2], "out")):
             print(f"error: {argv[2]}/out does not exist: not a finished guest run",
@@ -240,7 +322,7 @@ def main(argv):
             return 2
         return run(argv[2])
     print(__doc__.strip().split("\n\n")[1] if len(argv) > 1 and argv[1] == "--help"
-          else "usage: stress_check.py run RUN_DIR | splats LOG", file=sys.stderr)
+          else "usage: stress_check.py run RUN_DIR | splats LOG | kcsan LOG", file=sys.stderr)
     return 0 if len(argv) > 1 and argv[1] == "--help" else 2
 
 

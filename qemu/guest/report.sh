@@ -11,7 +11,11 @@
 #      interleaved (unmeasured files as uid 1000, O_RDONLY and O_RDWR;
 #      measured files as root, O_RDONLY and O_RDWR: each open finds the
 #      iint again);
-#   4. object sizes: /sys/kernel/slab/*/object_size of the caches that matter.
+#   4. object sizes: /sys/kernel/slab/*/object_size of the caches that matter;
+#   5. mt (only when asked for): measured files opened and closed by one
+#      openbench thread per CPU, O_RDONLY and O_RDWR interleaved,
+#      ima_slim.repeats= times; where the kernel has CONFIG_LOCK_STAT,
+#      /proc/lock_stat is cleared before each run and saved after it.
 # ima_slim.steps= picks some of them (default: sweep,measured,hot,sizes);
 # a hot-path-only boot still reads the measured files first (no sweep).
 # Progress goes to ttyS1 ("# report: ..."), results to /out.
@@ -46,6 +50,9 @@ snap() {	# snap NAME: the memory state now
 }
 mkdir -p /out/snap /out/hot
 uname -r >/out/release
+# The LSMs that hold a share of every inode's security blob: the active ones.
+cat /sys/kernel/security/lsm >/out/lsm 2>/dev/null || : >/out/lsm
+grep -o 'ima_policy=[a-z_|]*' /proc/cmdline >/out/ima-policy || echo none >/out/ima-policy
 # The TPM's PCR banks: IMA keeps one digest per bank in every list entry.
 for b in /sys/class/tpm/tpm0/pcr-*; do if [ -d "$b" ]; then echo "${b##*/pcr-}"; fi; done >/out/tpm-banks
 echo "$sweep" >/out/sweep
@@ -98,6 +105,26 @@ while [ "$r" -le "$repeats" ]; do
 	r=$((r + 1))
 done
 snap end
+
+# 5. Every CPU at once on the measured files (a boot with -smp N).
+if step mt; then
+	cpus=$(grep -c '^processor' /proc/cpuinfo)
+	echo "$cpus" >/out/cpus
+	mkdir -p /out/mt
+	r=1
+	while [ "$r" -le "$(param repeats)" ]; do
+		progress "$cpus threads: repeat $r of $(param repeats)"
+		for mode in rdonly rdwr; do
+			w=
+			[ "$mode" = rdonly ] || w=-w
+			if [ -e /proc/lock_stat ]; then echo 0 >/proc/lock_stat; fi
+			# shellcheck disable=SC2086
+			openbench time $w -j "$cpus" -n "$hot" -r "$passes" $meas_dirs >>"/out/mt/measured-$mode"
+			if [ -e /proc/lock_stat ]; then cat /proc/lock_stat >"/out/mt/lock_stat-$mode-$r"; fi
+		done
+		r=$((r + 1))
+	done
+fi
 
 # 4. Object sizes, from the kernel itself (no DEBUG_INFO, so no pahole).
 step sizes || exit 0

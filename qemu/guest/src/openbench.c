@@ -6,11 +6,15 @@
  *                           into core, nothing is opened (no IMA hook runs)
  *   openbench read DIR...   open, read to the end and close every file, as
  *                           the caller (root under ima_policy=tcb: measured)
- *   openbench time [-u UID] [-w] [-n MAX] [-r REPEATS] DIR...
+ *   openbench time [-u UID] [-w] [-n MAX] [-r REPEATS] [-j THREADS] DIR...
  *                           open+close every file (O_RDONLY, or O_RDWR with
  *                           -w), as UID if given: one untimed pass first,
  *                           then REPEATS timed passes, each printed as
- *                           "pass I FILES NANOSECONDS"
+ *                           "pass I OPENS NANOSECONDS"; with -j, THREADS
+ *                           threads each open+close every file in a pass
+ *                           (each from its own starting point), started
+ *                           together, and the pass lasts until the last
+ *                           one ends (OPENS = files x THREADS)
  *
  * Folders are read once, before any timing, and files are opened relative
  * to a descriptor of their folder, so a timed pass walks one path component
@@ -21,6 +25,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,7 +44,7 @@ static size_t nentries, capacity;
 static void usage(void)
 {
 	fputs("usage: openbench stat|read DIR...\n"
-	      "       openbench time [-u UID] [-w] [-n MAX] [-r REPEATS] DIR...\n",
+	      "       openbench time [-u UID] [-w] [-n MAX] [-r REPEATS] [-j THREADS] DIR...\n",
 	      stderr);
 	exit(2);
 }
@@ -104,9 +109,11 @@ static long long now_ns(void)
 	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
-static void open_close_all(int flags)
+/* Open and close every file once, starting at entry @first */
+static void open_close_all(int flags, size_t first)
 {
-	for (size_t i = 0; i < nentries; i++) {
+	for (size_t n = 0; n < nentries; n++) {
+		size_t i = (first + n) % nentries;
 		int fd = openat(entries[i].dirfd, entries[i].name, flags);
 
 		if (fd < 0)
@@ -115,10 +122,69 @@ static void open_close_all(int flags)
 	}
 }
 
+/* -j: the threads of a pass wait at the barrier, then run together */
+static pthread_barrier_t start;
+static int thread_flags;
+
+struct worker {
+	pthread_t id;
+	size_t first;
+	long long t0, t1;
+};
+
+static void *worker_run(void *arg)
+{
+	struct worker *w = arg;
+
+	pthread_barrier_wait(&start);
+	w->t0 = now_ns();
+	open_close_all(thread_flags, w->first);
+	w->t1 = now_ns();
+	return NULL;
+}
+
+/* One pass on @threads threads: nanoseconds from the first start to the last end */
+static long long timed_pass(int flags, int threads)
+{
+	struct worker w[threads];
+	long long t0, t1;
+	int rc;
+
+	if (threads == 1) {
+		t0 = now_ns();
+		open_close_all(flags, 0);
+		return now_ns() - t0;
+	}
+	thread_flags = flags;
+	if (pthread_barrier_init(&start, NULL, threads + 1)) {
+		perror("openbench: pthread_barrier_init");
+		exit(1);
+	}
+	for (int t = 0; t < threads; t++) {
+		w[t].first = nentries * t / threads;
+		rc = pthread_create(&w[t].id, NULL, worker_run, &w[t]);
+		if (rc) {
+			fprintf(stderr, "openbench: pthread_create: %s\n", strerror(rc));
+			exit(1);
+		}
+	}
+	pthread_barrier_wait(&start);
+	for (int t = 0; t < threads; t++)
+		pthread_join(w[t].id, NULL);
+	pthread_barrier_destroy(&start);
+	t0 = w[0].t0;
+	t1 = w[0].t1;
+	for (int t = 1; t < threads; t++) {
+		t0 = w[t].t0 < t0 ? w[t].t0 : t0;
+		t1 = w[t].t1 > t1 ? w[t].t1 : t1;
+	}
+	return t1 - t0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *mode;
-	int opt, flags = O_RDONLY, repeats = 5;
+	int opt, flags = O_RDONLY, repeats = 5, threads = 1;
 	long uid = -1;
 	size_t max = 0;
 
@@ -154,7 +220,7 @@ int main(int argc, char **argv)
 	if (strcmp(mode, "time"))
 		usage();
 	optind = 2;
-	while ((opt = getopt(argc, argv, "u:wn:r:")) != -1) {
+	while ((opt = getopt(argc, argv, "u:wn:r:j:")) != -1) {
 		switch (opt) {
 		case 'u':
 			uid = strtol(optarg, NULL, 10);
@@ -168,11 +234,14 @@ int main(int argc, char **argv)
 		case 'r':
 			repeats = atoi(optarg);
 			break;
+		case 'j':
+			threads = atoi(optarg);
+			break;
 		default:
 			usage();
 		}
 	}
-	if (optind >= argc || repeats < 1)
+	if (optind >= argc || repeats < 1 || threads < 1 || threads > 64)
 		usage();
 	/* Drop root first: under tcb, root's opens are measured, others' not. */
 	if (uid >= 0 && (setgid(uid) || setuid(uid))) {
@@ -184,12 +253,11 @@ int main(int argc, char **argv)
 		fputs("openbench: no files\n", stderr);
 		return 1;
 	}
-	open_close_all(flags);	/* warm: dentries, inodes, first measurement */
+	open_close_all(flags, 0);	/* warm: dentries, inodes, first measurement */
 	for (int r = 1; r <= repeats; r++) {
-		long long t0 = now_ns();
+		long long ns = timed_pass(flags, threads);
 
-		open_close_all(flags);
-		printf("pass %d %zu %lld\n", r, nentries, now_ns() - t0);
+		printf("pass %d %zu %lld\n", r, nentries * threads, ns);
 	}
 	return 0;
 }
