@@ -182,11 +182,11 @@ t_report_check_golden() {	# a real run's results.json renders to a report that c
 	report_copy report-golden
 	/usr/bin/python3 "$TOP/scripts/report.py" check "$tmp/report-golden"
 }
-# report_damaged PYTHON_EDIT PATTERN: the check fails on an edited copy of
-# the golden report, with a message matching PATTERN.
+# report_damaged PYTHON_EDIT PATTERN [FIXTURE]: the check fails on an edited
+# copy of a saved report (default report-smoke), with a message matching PATTERN.
 report_damaged() {
 	local d=$tmp/report-bad
-	report_copy report-bad >/dev/null
+	report_copy report-bad "${3:-report-smoke}" >/dev/null
 	report_edit "$d" "$1"
 	expect_fail 1 "$2" /usr/bin/python3 "$TOP/scripts/report.py" check "$d"
 }
@@ -218,30 +218,22 @@ t_report_check_corrupted() {	# each kind of damage to the report is caught and n
 	expect_fail 1 'results.json is not JSON' /usr/bin/python3 "$TOP/scripts/report.py" check "$d"
 }
 t_report_two_cpus() {	# the two-CPU section of a real run checks out, and damage to it is named
-	local d=$tmp/report-bad
-	report_copy report-golden report-two-cpus
+	local f=report-two-cpus
+	report_copy report-golden "$f"
 	/usr/bin/python3 "$TOP/scripts/report.py" check "$tmp/report-golden"
 	grep -q '^## Two CPUs' "$tmp/report-golden/report.md"
 	# A repeat's figure is not its fastest pass.
-	report_copy report-bad report-two-cpus >/dev/null
-	report_edit "$d" 'r["two_cpus"]["fixed-smp"]["modes"]["rdonly"]["opens_per_s"][0] *= 1.5'
-	expect_fail 1 "fixed-smp: rdonly: a repeat's throughput is not its fastest pass" \
-		/usr/bin/python3 "$TOP/scripts/report.py" check "$d"
+	report_damaged 'r["two_cpus"]["fixed-smp"]["modes"]["rdonly"]["opens_per_s"][0] *= 1.5' \
+		"fixed-smp: rdonly: a repeat's throughput is not its fastest pass" "$f"
 	# A ratio to vanilla changed by hand.
-	report_copy report-bad report-two-cpus >/dev/null
-	report_edit "$d" 'r["two_cpus"]["fixed-smp"]["modes"]["rdwr"]["throughput_vs_vanilla"] = 1.5'
-	expect_fail 1 "fixed-smp: rdwr: the ratio to vanilla-smp does not follow" \
-		/usr/bin/python3 "$TOP/scripts/report.py" check "$d"
+	report_damaged 'r["two_cpus"]["fixed-smp"]["modes"]["rdwr"]["throughput_vs_vanilla"] = 1.5' \
+		"fixed-smp: rdwr: the ratio to vanilla-smp does not follow" "$f"
 	# The lock statistics of a CONFIG_LOCK_STAT kernel are gone.
-	report_copy report-bad report-two-cpus >/dev/null
-	report_edit "$d" 'del r["two_cpus"]["fixed-lockstat"]["modes"]["rdonly"]["lock_stat"]'
-	expect_fail 1 "fixed-lockstat: rdonly: lock statistics missing" \
-		/usr/bin/python3 "$TOP/scripts/report.py" check "$d"
+	report_damaged 'del r["two_cpus"]["fixed-lockstat"]["modes"]["rdonly"]["lock_stat"]' \
+		"fixed-lockstat: rdonly: lock statistics missing" "$f"
 	# A per-1,000 figure that does not follow from the classes.
-	report_copy report-bad report-two-cpus >/dev/null
-	report_edit "$d" 'r["two_cpus"]["rwlock-lockstat"]["modes"]["rdwr"]["lock_stat"]["repeats"][0]["per_1000_opens"]["acq_bounces"] += 1'
-	expect_fail 1 "rwlock-lockstat: rdwr: acq_bounces per 1,000 opens does not follow" \
-		/usr/bin/python3 "$TOP/scripts/report.py" check "$d"
+	report_damaged 'r["two_cpus"]["rwlock-lockstat"]["modes"]["rdwr"]["lock_stat"]["repeats"][0]["per_1000_opens"]["acq_bounces"] += 1' \
+		"rwlock-lockstat: rdwr: acq_bounces per 1,000 opens does not follow" "$f"
 }
 t_report_bad_input() {	# sizes that cannot work are refused before anything is built
 	expect_fail 2 'growing multiples of 1000' env REPORT_SWEEP=5000,2500 "$TOP/scripts/report.sh" --smoke noima
