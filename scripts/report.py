@@ -526,6 +526,11 @@ def comparison(results):
 
 # ---------------------------------------------------------------- render
 
+def yes(ok):
+    """A target's verdict in a table."""
+    return "yes" if ok else "**no**"
+
+
 def f1(x):
     if x is None:
         return "–"
@@ -839,7 +844,6 @@ def two_cpus_md(res):
         L.append("")
     # Issue 14's two-CPU targets, read (never asserted).
     rows = []
-    yes = lambda ok: "yes" if ok else "**no**"  # noqa: E731
     if "fixed-smp" in T and MT_REFERENCE in T:
         for mode in MT_MODES:
             m = T["fixed-smp"]["modes"][mode]
@@ -974,7 +978,6 @@ def targets(res):
     if not all(v in V for v in ("baseline", "fixed")):
         return []
     ov = {v: V[v]["ima_overhead_bytes_per_inode"]["unmeasured"] for v in V}
-    yes = lambda ok: "yes" if ok else "**no**"  # noqa: E731
     ratio = ov["baseline"] / ov["fixed"] if ov["fixed"] > 0 else None
     rows = [
         [f"baseline overhead ≥ {TARGETS['baseline_min_bytes']} B per inode", f"{f1(ov['baseline'])} B",
