@@ -13,6 +13,8 @@ variant=$1 step=${2:-build}
 vdir=$(variant_dir "$variant")
 lock_variant "$variant"
 src=$("$TOP/scripts/variant.sh" "$variant")
+lock_tree "$(tree_key "$variant")" -s
+tree_ready "$variant"
 obj=$vdir/obj logs=$vdir/logs
 mkdir -p "$obj" "$logs"
 read -r -a frags <<<"$(variant_field "$variant" 3)"

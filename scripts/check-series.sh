@@ -13,14 +13,19 @@ export EXTRA_VARIANTS="check-series all guest tpm ima"
 out=$BUILD/check-series
 "$TOP/scripts/build.sh" fixed config	# the guest config every prefix starts from
 fixed=$("$TOP/scripts/variant.sh" fixed)
-tree=$("$TOP/scripts/tree.sh")
 mapfile -t commits < <(git -C "$fixed" rev-list --reverse base..HEAD)
 n=${#commits[@]}
 [ "$n" -gt 0 ] || die "the series is empty"
-wt=$out/src
-if [ ! -f "$wt/.git" ]; then
-	git -C "$tree" worktree add -q --detach "$wt" base
+# Laid out as a variant's tree (scripts/variant.sh): the build dirs beside
+# the sources, so ccache finds what the variants built of the same files.
+trees=$BUILD/trees/check-series
+wt=$trees/src
+if [ -d "$out/src" ]; then	# before trees were shared, it lived here
+	rm -rf "$out/src" "$out/obj" "$out/uml"
+	git -C "$("$TOP/scripts/tree.sh")" worktree prune
 fi
+[ -f "$wt/.git" ] || worktree_add "$SPARSE_BUILD" "$wt" base --detach
+sparse_checkout "$wt" "$SPARSE_BUILD"
 mkdir -p "$out/logs"
 : >"$out/results.tsv"
 cc=gcc
@@ -38,7 +43,7 @@ for k in $(seq 1 "$n"); do
 	# so every build after the first is incremental.
 	git -C "$wt" checkout -q -f --detach "$c"
 	say "check-series: $k/$n $(git -C "$wt" log -1 --format=%s)"
-	obj=$out/obj log=$out/logs/$k-x86.log
+	obj=$trees/obj log=$out/logs/$k-x86.log
 	mkdir -p "$obj"
 	cp "$BUILD/fixed/obj/.config" "$obj/.config"
 	if ! make -C "$wt" O="$obj" ARCH=x86_64 CC="$cc" LOCALVERSION=-check-series \
@@ -50,7 +55,7 @@ for k in $(seq 1 "$n"); do
 	if [ -f "$wt/security/integrity/ima/.kunitconfig" ]; then
 		if ! (cd "$wt" && /usr/bin/python3 tools/testing/kunit/kunit.py run \
 			--kunitconfig=security/integrity/ima --kunitconfig="$TOP/kunit/.kunitconfig" \
-			--build_dir="$out/uml" --jobs="$(nproc)" --make_options "CC=$cc") >"$log" 2>&1; then
+			--build_dir="$trees/uml" --jobs="$(nproc)" --make_options "CC=$cc") >"$log" 2>&1; then
 			fail "$k" "UML KUnit build or run" "$log"
 		fi
 	fi

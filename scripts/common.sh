@@ -86,7 +86,7 @@ run_logged() {
 # kcsan: the fixed series under KCSAN (two CPUs), for `make stress`.
 # *-distro: Debian's LSM stack (configs/distro.config, distro-ima.config);
 # noima-distro, without IMA and EVM, is their reference.
-VARIANTS_TABLE="
+BASE_VARIANTS="
 noima    none  guest tpm noima
 vanilla  none  guest tpm ima
 baseline first guest tpm ima
@@ -101,7 +101,8 @@ fixed-lockstat  all  guest tpm ima smp lockstat
 noima-distro    none guest tpm distro noima
 vanilla-distro  none guest tpm ima distro distro-ima
 fixed-distro    all  guest tpm ima distro distro-ima
-${EXTRA_VARIANTS:-}
+"
+VARIANTS_TABLE="$BASE_VARIANTS${EXTRA_VARIANTS:-}
 "
 # EXTRA_VARIANTS (same columns) lets a test add a throwaway variant.
 variant_field() {	# variant_field NAME COLUMN(2=patches, 3=fragments)
@@ -112,22 +113,118 @@ variant_field() {	# variant_field NAME COLUMN(2=patches, 3=fragments)
 }
 variant_dir() { echo "$BUILD/$1"; }
 
+# Variants that apply the same patches share one worktree, build/trees/KEY/
+# src (build/VARIANT/src links to it): vanilla for none, baseline for
+# first, fixed for all, prefix-N for the first N. A variant that only a
+# test adds (EXTRA_VARIANTS, a mutant) commits on top of its tree, so it
+# keeps one of its own, named after it.
+tree_key() {
+	if awk -v v="$1" '$1 == v {f=1} END {exit !f}' <<<"$BASE_VARIANTS"; then
+		case $(variant_field "$1" 2) in
+		none) echo vanilla ;;
+		first) echo baseline ;;
+		all) echo fixed ;;
+		*) echo "prefix-$(variant_field "$1" 2)" ;;
+		esac
+	else
+		echo "$1"
+	fi
+}
+
+# Worktrees are sparse checkouts (git sparse-checkout, non-cone patterns):
+# no builds of ours (tinyconfig x86_64 guests, UML KUnit, the distro
+# fragment) compile GPU, media, Ethernet, Wi-Fi or sound drivers, other
+# architectures, perf or the selftests, so their sources are left out,
+# but every Kconfig, Makefile and Kbuild file stays (Kconfig reads them
+# all). A worktree is ~0.65 GB instead of ~1.8 GB; a CI machine ran out
+# of disk with a dozen full ones. A build that needed a file left out
+# fails loudly (no rule to make it), never silently differently.
+# shellcheck disable=SC2034 # read by the scripts that source this
+SPARSE_BUILD='/*
+!/arch/*/**
+/arch/x86/**
+/arch/um/**
+!/drivers/gpu/drm/*/**
+!/drivers/net/ethernet/**
+!/drivers/net/wireless/**
+!/drivers/media/**
+!/sound/**
+!/tools/perf/**
+!/tools/testing/selftests/**
+!/Documentation/devicetree/**
+!/Documentation/translations/**
+Kconfig*
+Makefile*
+Kbuild*'
+# The pristine tree's own checkout: its top-level files and kunit.py
+# (for `kunit.py parse`); everything else is read from its worktrees.
+# shellcheck disable=SC2034 # read by tree.sh
+SPARSE_PRISTINE='/*
+!/*/
+/tools/testing/kunit/'
+
+# sparse_checkout DIR PATTERNS: check DIR out with PATTERNS (SPARSE_*, or
+# "full"); does nothing when DIR already has them.
+sparse_checkout() {
+	local dir=$1 want=$2 file
+	file=$(git -C "$dir" rev-parse --git-path info/sparse-checkout)
+	[[ "$file" = /* ]] || file=$dir/$file
+	if [ "$want" = full ]; then
+		[ "$(git -C "$dir" config --worktree --get core.sparseCheckout 2>/dev/null)" != true ] ||
+			git -C "$dir" sparse-checkout disable
+	elif [ "$(git -C "$dir" config --worktree --get core.sparseCheckout 2>/dev/null)" != true ] ||
+		[ "$(cat "$file" 2>/dev/null)" != "$want" ]; then
+		git -C "$dir" sparse-checkout set --no-cone --stdin <<<"$want"
+	fi
+}
+
+# worktree_add PATTERNS DIR COMMIT [ARGS...]: a worktree of the pristine
+# tree at DIR on COMMIT (ARGS go to `git worktree add`: -B BRANCH,
+# --detach), checked out with PATTERNS as sparse_checkout takes them.
+worktree_add() {
+	local want=$1 dir=$2 commit=$3 tree
+	shift 3
+	tree=$("$TOP/scripts/tree.sh")
+	git -C "$tree" worktree prune
+	mkdir -p "$(dirname "$dir")"
+	# --no-checkout, then the patterns, then the files: no full checkout
+	# on the way (and none of the pristine tree's own patterns, which git
+	# copies into a new worktree).
+	git -C "$tree" worktree add -q -f --no-checkout "$@" "$dir" "$commit"
+	sparse_checkout "$dir" "$want"
+	git -C "$dir" reset -q --hard
+}
+
 # lock_variant VARIANT: hold the variant's lock until this process exits, so
-# two makes (or two agents) never build in one worktree or build dir at once.
+# two makes (or two agents) never build in one build dir at once.
 # Children of a holder see the variant in IMA_SLIM_LOCKS and do not re-lock
 # (a second flock on a new descriptor would wait on their own parent).
 lock_variant() {
-	local v=$1 f fd
-	case " ${IMA_SLIM_LOCKS:-} " in *" $v "*) return 0 ;; esac
-	variant_field "$v" 2 >/dev/null	# dies on an unknown variant
-	f=$(variant_dir "$v").lock
-	mkdir -p "$(dirname "$f")"
-	exec {fd}>"$f"
-	if ! flock -n "$fd"; then
-		say "$v: waiting for another build of this variant (lock $f)"
-		flock "$fd"
+	variant_field "$1" 2 >/dev/null	# dies on an unknown variant
+	hold_lock "$1" "$(variant_dir "$1").lock" "this variant"
+}
+# lock_tree KEY [-s]: hold the lock of the worktree build/trees/KEY,
+# exclusive to change it (variant.sh, kunit-mutants.sh), or shared (-s) to
+# build from it: a variant's build never sees its sources change, and
+# variants sharing a tree build side by side. Take it after variant.sh has
+# made the tree (it locks exclusive to change it), never before.
+lock_tree() { hold_lock "tree:$1" "$BUILD/trees/$1.lock" "the worktree build/trees/$1" "${2:-}"; }
+# tree_ready VARIANT: after lock_tree KEY -s, fail if the variant's tree is
+# not what variant.sh made for it (another series was applied meanwhile).
+tree_ready() {
+	cmp -s "$(variant_dir "$1")/src.stamp" "$BUILD/trees/$(tree_key "$1")/src.stamp" ||
+		die "$1: build/trees/$(tree_key "$1") changed while this build waited for it (another series?): run again"
+}
+hold_lock() {	# hold_lock NAME FILE WHAT [-s]
+	local fd
+	case " ${IMA_SLIM_LOCKS:-} " in *" $1 "*) return 0 ;; esac
+	mkdir -p "$(dirname "$2")"
+	exec {fd}>"$2"
+	if ! flock -n ${4:+"$4"} "$fd"; then
+		say "${1#tree:}: waiting for another user of $3 (lock $2)"
+		flock ${4:+"$4"} "$fd"
 	fi
-	export IMA_SLIM_LOCKS="${IMA_SLIM_LOCKS:-} $v"
+	export IMA_SLIM_LOCKS="${IMA_SLIM_LOCKS:-} $1"
 }
 
 # The patch file names listed in `series`, in order (comments skipped).

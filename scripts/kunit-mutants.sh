@@ -4,8 +4,8 @@
 # tree, run the KUnit suites on UML with kunit.py, and pass only if every
 # case the diff names on its "# catches: SUITE.CASE" lines fails.
 # Usage: scripts/kunit-mutants.sh [NAME...]    (default: every mutant)
-#   The mutants are applied in turn to the fixed variant's own worktree
-#   (locked meanwhile) and built in its UML build dir, so each costs an
+#   The mutants are applied in turn to the fixed worktree (build/trees/fixed,
+#   locked meanwhile) and built in its UML build dir, so each costs an
 #   incremental build; the worktree is restored after each. Logs and
 #   results: build/kunit-mutants/; exit 1 if a case was not caught.
 set -euo pipefail
@@ -20,6 +20,8 @@ fi
 
 lock_variant fixed
 wt=$("$TOP/scripts/variant.sh" fixed)
+lock_tree "$(tree_key fixed)"	# exclusive: the mutants change the tree
+tree_ready fixed
 uml=$(variant_dir fixed)/uml
 out=$BUILD/kunit-mutants
 mkdir -p "$out/logs"

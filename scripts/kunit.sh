@@ -3,7 +3,7 @@
 # Usage: scripts/kunit.sh [VARIANT]      (default: fixed)
 #   --kunitconfig: the tree's security/integrity/ima/.kunitconfig plus the
 #   project's kunit/.kunitconfig. Build dir, test.log and results.json:
-#   build/VARIANT/uml/ (beside build/VARIANT/src, so ccache shares objects
+#   build/VARIANT/uml/ (the same layout for every variant, so ccache shares objects
 #   between variants). Fails on a failed case and on a kernel splat.
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
@@ -12,6 +12,8 @@ if [ "${1:-}" = --help ]; then sed -n '2,7s/^# //p' "$0"; exit 0; fi
 variant=${1:-fixed}
 lock_variant "$variant"
 src=$("$TOP/scripts/variant.sh" "$variant")
+lock_tree "$(tree_key "$variant")" -s
+tree_ready "$variant"
 out=$(variant_dir "$variant")
 mkdir -p "$out/logs"
 [ -f "$src/security/integrity/ima/.kunitconfig" ] ||

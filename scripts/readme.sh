@@ -70,12 +70,9 @@ if [ "$name" = make ]; then
 	exit 0
 fi
 
-tree=$("$TOP/scripts/tree.sh")
 linux=$out/src
-if [ ! -e "$linux/.git" ]; then
-	git -C "$tree" worktree prune
-	git -C "$tree" worktree add -q --detach "$linux" base
-fi
+[ -e "$linux/.git" ] || worktree_add "$SPARSE_BUILD" "$linux" base --detach
+sparse_checkout "$linux" "$SPARSE_BUILD"
 # A fresh checkout of the pinned tree, as a user would have; kunit.py's
 # build folder (.kunit) is kept, so its builds stay incremental.
 git -C "$linux" am --abort >/dev/null 2>&1 || true

@@ -72,7 +72,8 @@ do_dev() {
 	local fixed
 	fixed=$("$TOP/scripts/variant.sh" fixed)
 	mkdir -p "$BUILD/dev"
-	git -C "$tree" worktree add -q -b ima-slim/dev "$wt" "$(git -C "$fixed" rev-parse HEAD)"
+	# The whole tree, unlike the build worktrees: yours to edit and grep.
+	worktree_add full "$wt" "$(git -C "$fixed" rev-parse HEAD)" -b ima-slim/dev
 	say "dev: $wt on branch ima-slim/dev = the series; commit there, then 'make export'"
 }
 

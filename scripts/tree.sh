@@ -37,6 +37,7 @@ make_from_git() {
 	say "tree: shared clone of $src at ${head:0:12}"
 	rm -rf "$dir.tmp"
 	git clone -q --shared --no-checkout "$src" "$dir.tmp"
+	sparse_checkout "$dir.tmp" "$SPARSE_PRISTINE"
 	git -C "$dir.tmp" checkout -q -B base "$head"
 	mv "$dir.tmp" "$dir"
 }
@@ -75,9 +76,15 @@ make_from_debian() {
 		MSG
 	)
 	echo "$sum" >"$dir.tmp/.git/ima-slim-tarball.sha256"
+	say "tree: keeping only kunit.py checked out (builds use worktrees)"
+	sparse_checkout "$dir.tmp" "$SPARSE_PRISTINE"
 	mv "$dir.tmp" "$dir"
 }
 
+# One maker at a time (two makes may start together on a fresh machine).
+mkdir -p "$BUILD/src"
+exec {lockfd}>"$BUILD/src/.lock"
+flock "$lockfd"
 dir=$(tree_dir)
 if [ -n "${KERNEL_SRC:-}" ]; then
 	given=$KERNEL_SRC
@@ -89,4 +96,6 @@ else
 	[ -d "$dir" ] || make_from_debian "$dir"
 fi
 git -C "$dir" rev-parse -q --verify base >/dev/null || die "$dir has no branch 'base': remove it and run again"
+# A tree made before the pristine checkout was sparse: the same now.
+sparse_checkout "$dir" "$SPARSE_PRISTINE"
 echo "$dir"
