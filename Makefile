@@ -9,9 +9,11 @@ V ?= vanilla
 VARIANTS ?= vanilla baseline fixed
 # The report also measures `seed`, the series up to the 2010 posting's shape,
 # and two CPUs (throughput, and IMA's locks in /proc/lock_stat before and
-# after the lock-free lookup). Debian's LSM stack (noima-distro vanilla-distro
-# fixed-distro) is not in the default yet: it has not been run end to end.
-REPORT_VARIANTS ?= vanilla baseline seed fixed vanilla-smp fixed-smp rwlock-lockstat fixed-lockstat
+# after the lock-free lookup), and Debian's LSM stack (noima-distro, its
+# reference, vanilla-distro, fixed-distro: kernels with debug info,
+# networking and BPF, the longest builds here).
+REPORT_VARIANTS ?= vanilla baseline seed fixed vanilla-smp fixed-smp rwlock-lockstat fixed-lockstat \
+	noima-distro vanilla-distro fixed-distro
 export KERNEL KERNEL_SRC BUILD
 
 .PHONY: all help deps tree src config build boot suite kunit kunit-mutants bench dev export check-patches check-series lockdep \

@@ -27,7 +27,9 @@ else
 fi
 # gdb numbers its answers "$1 = ...", "$2 = ...": keep the values.
 value() { sed -n 's/^[$][0-9]* = \([0-9]*\)$/\1/p'; }
-mapfile -t sizes < <(g -ex 'print sizeof(struct rcu_head)' -ex 'print sizeof(void *)' | value)
+# rcu_head is a #define of callback_head (include/linux/types.h): gdb
+# knows only the latter.
+mapfile -t sizes < <(g -ex 'print sizeof(struct callback_head)' -ex 'print sizeof(void *)' | value)
 [ ${#sizes[@]} -eq 2 ] ||
 	die "$vmlinux: gdb cannot read struct sizes (built without CONFIG_DEBUG_INFO?)"
 printf 'rcu_head %s\npointer %s\n' "${sizes[@]}"

@@ -235,6 +235,26 @@ t_report_two_cpus() {	# the two-CPU section of a real run checks out, and damage
 	report_damaged 'r["two_cpus"]["rwlock-lockstat"]["modes"]["rdwr"]["lock_stat"]["repeats"][0]["per_1000_opens"]["acq_bounces"] += 1' \
 		"rwlock-lockstat: rdwr: acq_bounces per 1,000 opens does not follow" "$f"
 }
+t_report_distro() {	# the distribution-stack section of a real run checks out, and damage to it is named
+	local f=report-distro
+	report_copy report-golden "$f"
+	/usr/bin/python3 "$TOP/scripts/report.py" check "$tmp/report-golden"
+	grep -q "^## A distribution's LSM stack" "$tmp/report-golden/report.md"
+	# The guest's blob is a pointer larger than the LSMs' shares add up to.
+	report_damaged 'r["distro_stack"]["fixed-distro"]["policies"]["none"]["object_sizes"]["lsm_inode_cache"]["object_size"] += 8' \
+		"fixed-distro: the LSMs' shares add up to [0-9]+ B, lsm_inode_cache objects are [0-9]+ B" "$f"
+	# An LSM's share edited by hand: the layout no longer follows from it.
+	report_damaged 'r["distro_stack"]["vanilla-distro"]["lsm_shares_requested"]["lsms"]["evm"] += 8' \
+		"vanilla-distro: the blob's layout does not follow from the LSMs' shares" "$f"
+	# A boot without a policy that measured files anyway.
+	report_damaged 'r["distro_stack"]["vanilla-distro"]["policies"]["none"]["measured"]["measurements_added"] = 5' \
+		"vanilla-distro \\(none\\): 5 measurements added, expected 0" "$f"
+	# A headline figure changed by hand.
+	report_damaged 'r["distro_stack"]["fixed-distro"]["policies"]["none"]["overhead_bytes_per_inode"]["unmeasured"] = 0.5' \
+		"fixed-distro \\(none\\): the overhead per unmeasured inode is not fixed-distro" "$f"
+	# The reference is gone.
+	report_damaged 'del r["distro_stack"]["noima-distro"]' "variant noima-distro was asked for but is missing" "$f"
+}
 t_report_bad_input() {	# sizes that cannot work are refused before anything is built
 	expect_fail 2 'growing multiples of 1000' env REPORT_SWEEP=5000,2500 "$TOP/scripts/report.sh" --smoke noima
 	expect_fail 2 'larger than the one before' env REPORT_SWEEP=20000,5000 "$TOP/scripts/report.sh" --smoke noima
