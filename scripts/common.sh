@@ -136,7 +136,7 @@ tree_key() {
 # fragment) compile GPU, media, Ethernet, Wi-Fi or sound drivers, other
 # architectures, perf or the selftests, so their sources are left out,
 # but every Kconfig, Makefile and Kbuild file stays (Kconfig reads them
-# all). A worktree is ~0.65 GB instead of ~1.8 GB; a CI machine ran out
+# all). A worktree is ~0.7 GB instead of ~1.8 GB; a CI machine ran out
 # of disk with a dozen full ones. A build that needed a file left out
 # fails loudly (no rule to make it), never silently differently.
 # shellcheck disable=SC2034 # read by the scripts that source this
@@ -163,18 +163,22 @@ SPARSE_PRISTINE='/*
 !/*/
 /tools/testing/kunit/'
 
+# sparse_is DIR PATTERNS: DIR is checked out sparse with exactly PATTERNS.
+sparse_is() {
+	local file
+	file=$(git -C "$1" rev-parse --git-path info/sparse-checkout)
+	[[ "$file" = /* ]] || file=$1/$file
+	[ "$(git -C "$1" config --worktree --get core.sparseCheckout 2>/dev/null)" = true ] &&
+		[ "$(cat "$file" 2>/dev/null)" = "$2" ]
+}
 # sparse_checkout DIR PATTERNS: check DIR out with PATTERNS (SPARSE_*, or
 # "full"); does nothing when DIR already has them.
 sparse_checkout() {
-	local dir=$1 want=$2 file
-	file=$(git -C "$dir" rev-parse --git-path info/sparse-checkout)
-	[[ "$file" = /* ]] || file=$dir/$file
-	if [ "$want" = full ]; then
-		[ "$(git -C "$dir" config --worktree --get core.sparseCheckout 2>/dev/null)" != true ] ||
-			git -C "$dir" sparse-checkout disable
-	elif [ "$(git -C "$dir" config --worktree --get core.sparseCheckout 2>/dev/null)" != true ] ||
-		[ "$(cat "$file" 2>/dev/null)" != "$want" ]; then
-		git -C "$dir" sparse-checkout set --no-cone --stdin <<<"$want"
+	if [ "$2" = full ]; then
+		[ "$(git -C "$1" config --worktree --get core.sparseCheckout 2>/dev/null)" != true ] ||
+			git -C "$1" sparse-checkout disable
+	elif ! sparse_is "$1" "$2"; then
+		git -C "$1" sparse-checkout set --no-cone --stdin <<<"$2"
 	fi
 }
 

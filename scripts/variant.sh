@@ -45,9 +45,9 @@ for d in src obj uml; do
 	if [ -d "$vdir/$d" ] && [ ! -L "$vdir/$d" ]; then
 		say "$variant: removing its own $vdir/$d (now in build/trees/$key)"
 		rm -rf "${vdir:?}/$d"
+		[ "$d" != src ] || git -C "$tree" worktree prune
 	fi
 done
-git -C "$tree" worktree prune
 link_tree() {
 	local d to
 	mkdir -p "$vdir"
@@ -62,8 +62,7 @@ link_tree() {
 }
 up_to_date() {
 	[ -f "$wt/.git" ] && [ "$(cat "$wt/../src.stamp" 2>/dev/null)" = "$stamp" ] &&
-		[ -z "$(git -C "$wt" status --porcelain)" ] &&
-		[ "$(cat "$(git -C "$wt" rev-parse --git-path info/sparse-checkout)" 2>/dev/null)" = "$SPARSE_BUILD" ]
+		[ -z "$(git -C "$wt" status --porcelain)" ] && sparse_is "$wt" "$SPARSE_BUILD"
 }
 if up_to_date; then link_tree; exit 0; fi
 # To change the tree, wait until nobody builds from it; maybe whoever
