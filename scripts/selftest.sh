@@ -222,6 +222,7 @@ t_report_two_cpus() {	# the two-CPU section of a real run checks out, and damage
 	report_copy report-golden "$f"
 	/usr/bin/python3 "$TOP/scripts/report.py" check "$tmp/report-golden"
 	grep -q '^## Two CPUs' "$tmp/report-golden/report.md"
+	grep -q "^## Against the targets of issue 14" "$tmp/report-golden/report.md"
 	# A repeat's figure is not its fastest pass.
 	report_damaged 'r["two_cpus"]["fixed-smp"]["modes"]["rdonly"]["opens_per_s"][0] *= 1.5' \
 		"fixed-smp: rdonly: a repeat's throughput is not its fastest pass" "$f"
