@@ -71,6 +71,16 @@ do_build() {
 	t0=$(date +%s)
 	run_logged "$logs/build.log" make -C "$src" O="$obj" ARCH=x86_64 CC="$cc" LOCALVERSION="-$variant" \
 		-j"$(nproc)" bzImage || die "$variant: kernel build failed"
+	# The series adds no compiler warning to a file it changes (ccache
+	# replays a cached compile's warnings, so a cached build shows them
+	# too). A test's throwaway variant may: its bug is not the series.
+	if awk -v v="$variant" '$1 == v {f=1} END {exit !f}' <<<"$BASE_VARIANTS"; then
+		local warned changed
+		mapfile -t changed < <(git -C "$src" diff --name-only base HEAD)
+		warned=$(series_warnings "$logs/build.log" "${changed[@]}")
+		[ -z "$warned" ] || { printf '%s\n' "$warned" >&2
+			die "$variant: the compiler warns in files the series changes (above; log: $logs/build.log)"; }
+	fi
 	cp "$obj/arch/x86/boot/bzImage" "$vdir/bzImage"
 	say "$variant: built $(cat "$obj/include/config/kernel.release") in $(( $(date +%s) - t0 )) s"
 }

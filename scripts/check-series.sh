@@ -50,6 +50,10 @@ for k in $(seq 1 "$n"); do
 		-j"$(nproc)" olddefconfig bzImage >"$log" 2>&1; then
 		fail "$k" "x86_64 build" "$log"
 	fi
+	mapfile -t changed < <(git -C "$wt" diff --name-only base HEAD)
+	warned=$(series_warnings "$log" "${changed[@]}")
+	[ -z "$warned" ] || { printf '%s\n' "$warned" >>"$log"
+		fail "$k" "the compiler warns in files the series changes" "$log"; }
 	cp "$obj/arch/x86/boot/bzImage" "$out/bzImage"
 	log=$out/logs/$k-kunit.log
 	if [ -f "$wt/security/integrity/ima/.kunitconfig" ]; then

@@ -231,6 +231,19 @@ hold_lock() {	# hold_lock NAME FILE WHAT [-s]
 	export IMA_SLIM_LOCKS="${IMA_SLIM_LOCKS:-} $1"
 }
 
+# series_warnings LOG FILE...: the compiler's warnings in build log LOG
+# ("path:line:col: warning: ...", the path as kbuild prints it, e.g.
+# ../src/fs/inode.c) that fall in one of FILES, paths in the kernel tree:
+# a patch may not add a warning to a file it changes.
+series_warnings() {
+	local log=$1
+	shift
+	[ $# -gt 0 ] || return 0
+	awk -F: 'NR == FNR { want[$0] = 1; next }
+		/: warning: / { p = $1; sub(/^(\.\.\/)*(src\/)?/, "", p); if (p in want) print }' \
+		<(printf '%s\n' "$@") "$log"
+}
+
 # The patch file names listed in `series`, in order (comments skipped).
 series_patches() { sed -e 's/#.*//' -e 's/[[:space:]].*//' "$SERIES_DIR/series" | grep -v '^$' || true; }
 

@@ -256,6 +256,16 @@ t_report_distro() {	# the distribution-stack section of a real run checks out, a
 	# The reference is gone.
 	report_damaged 'del r["distro_stack"]["noima-distro"]' "variant noima-distro was asked for but is missing" "$f"
 }
+t_build_warnings() {	# a warning in a file the series changes is found, one elsewhere is not
+	printf '%s\n' '  CC      security/integrity/ima/ima_iint.o' \
+		"../src/security/integrity/ima/ima_iint.c:335:30: warning: format '%lu' expects argument of type 'long unsigned int' [-Wformat=]" \
+		"../src/fs/inode.c:10:5: warning: unused variable 'x' [-Wunused-variable]" \
+		"../src/security/integrity/ima/ima_main.c:1:1: note: in expansion of macro" >"$tmp/build.log"
+	[ "$(series_warnings "$tmp/build.log" security/integrity/ima/ima_iint.c security/integrity/ima/ima_main.c)" = \
+		"../src/security/integrity/ima/ima_iint.c:335:30: warning: format '%lu' expects argument of type 'long unsigned int' [-Wformat=]" ] &&
+	[ -z "$(series_warnings "$tmp/build.log" fs/namei.c)" ] &&
+	[ -z "$(series_warnings "$tmp/build.log")" ]
+}
 t_report_bad_input() {	# sizes that cannot work are refused before anything is built
 	expect_fail 2 'growing multiples of 1000' env REPORT_SWEEP=5000,2500 "$TOP/scripts/report.sh" --smoke noima
 	expect_fail 2 'larger than the one before' env REPORT_SWEEP=20000,5000 "$TOP/scripts/report.sh" --smoke noima
