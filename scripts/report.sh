@@ -17,7 +17,7 @@
 #            files; 3 repeats) into build/report-smoke, then its check
 #   --out    where to write (default build/report, or build/report-smoke)
 # Sizes (environment): REPORT_SWEEP=10000,50000,100000,200000 (multiples of
-#   1000, growing), REPORT_MEASURED=10000, REPORT_HOT=10000 (files per timed
+#   1000, growing, at least two), REPORT_MEASURED=10000, REPORT_HOT=10000 (files per timed
 #   pass), REPORT_REPEATS=7 (wall clock), REPORT_ICOUNT_REPEATS=3,
 #   REPORT_PASSES=3 (passes per repeat; a repeat counts its fastest),
 #   REPORT_SMP_ROUNDS=3 (two-CPU boots per variant, taking turns; they share
@@ -61,6 +61,8 @@ for n in ${sweep//,/ }; do
 	prev=$n
 done
 max_n=$prev
+# Overhead against N is a least-squares line: one size gives no slope.
+[[ $sweep == *,* ]] || die "REPORT_SWEEP='$sweep': give at least two sizes, the report fits a line through them"
 for pair in "REPORT_MEASURED=$measured" "REPORT_HOT=$hot" "REPORT_REPEATS=$repeats" \
 	"REPORT_ICOUNT_REPEATS=$icount_repeats" "REPORT_PASSES=$passes" "REPORT_SMP_ROUNDS=$smp_rounds"; do
 	[[ ${pair#*=} =~ ^[1-9][0-9]*$ ]] || die "$pair is not a positive whole number"

@@ -269,6 +269,7 @@ t_build_warnings() {	# a warning in a file the series changes is found, one else
 t_report_bad_input() {	# sizes that cannot work are refused before anything is built
 	expect_fail 2 'growing multiples of 1000' env REPORT_SWEEP=5000,2500 "$TOP/scripts/report.sh" --smoke noima
 	expect_fail 2 'larger than the one before' env REPORT_SWEEP=20000,5000 "$TOP/scripts/report.sh" --smoke noima
+	expect_fail 2 'at least two sizes' env REPORT_SWEEP=20000 "$TOP/scripts/report.sh" --smoke noima
 	expect_fail 2 'REPORT_REPEATS=x is not a positive whole number' env REPORT_REPEATS=x "$TOP/scripts/report.sh" --smoke noima
 	expect_fail 2 "unknown variant 'nosuch'" "$TOP/scripts/report.sh" --smoke nosuch
 	expect_fail 1 'does not exist: run scripts/report.sh first' /usr/bin/python3 "$TOP/scripts/report.py" check "$tmp/no-report"
