@@ -79,6 +79,16 @@ git -C "$linux" am --abort >/dev/null 2>&1 || true
 git -C "$linux" checkout -q -f --detach base
 git -C "$linux" clean -q -fdx -e .kunit
 rm -rf "$linux/.pc"
+# kunit.py builds in .kunit, inside the tree: its compiler arguments would
+# read "../include" where every variant's read "../src/include", and ccache
+# would share nothing with `make kunit` (a whole cold UML build on a fresh
+# machine). A link to build/readme/uml, beside src as a variant's build dir
+# sits, gives the same arguments: kbuild resolves O= to its real path.
+if [ ! -L "$linux/.kunit" ]; then
+	rm -rf "$linux/.kunit"
+	mkdir -p "$out/uml"
+	ln -s ../uml "$linux/.kunit"
+fi
 
 script=${text//\/path\/to\/ima-slim/$TOP}
 script=${script//\/path\/to\/linux/$linux}
