@@ -32,6 +32,8 @@ SHELL_GLOBS = ("scripts", "qemu")
 WRAPPERS = {"command": 0, "exec": 0, "env": 0, "xargs": 0, "nice": 0,
             "time": 0, "sudo": 0, "timeout": 1, "flock": 1, "run_logged": 1,
             "check": 1, "expect_fail": 2}
+# Their options that take the next word as a value (nice -n 19 CMD).
+VALUE_OPTIONS = {"nice": {"-n"}, "timeout": {"-k", "-s"}, "flock": {"-w", "-E"}}
 # Where a fresh Debian machine looks for commands (not this one's PATH,
 # which may hold hand-installed tools, such as a pyenv python3).
 SYSTEM_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
@@ -108,8 +110,14 @@ def calls(node, found, funcs):
         names = words[:1]
         if words[0] in WRAPPERS:
             skip = WRAPPERS[words[0]]
+            value_options = VALUE_OPTIONS.get(words[0], set())
+            value = False
             for w in words[1:]:
+                if value:
+                    value = False
+                    continue
                 if w is not None and (w.startswith("-") or "=" in w):
+                    value = w in value_options
                     continue
                 if skip:
                     skip -= 1
