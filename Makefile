@@ -16,7 +16,7 @@ REPORT_VARIANTS ?= vanilla baseline seed fixed vanilla-smp fixed-smp rwlock-lock
 	noima-distro vanilla-distro fixed-distro
 export KERNEL KERNEL_SRC BUILD
 
-.PHONY: all help deps tree src config build boot suite kunit kunit-mutants bench dev export check-patches check-series lockdep \
+.PHONY: all help deps tree src config build boot suite kunit kunit-mutants suite-mutants bench dev export check-patches check-series lockdep \
 	stress stress-short stress-demo \
 	parse test selftest summary clean clean-src
 
@@ -42,6 +42,7 @@ help:
 	@echo 'make suite           the in-guest IMA suite (KTAP) on $(VARIANTS), table case x variant'
 	@echo 'make kunit V=...     the KUnit suites on UML (kunit.py run; default V=fixed)'
 	@echo 'make kunit-mutants   each deliberate bug in kunit/mutants/ must fail the cases it names'
+	@echo 'make suite-mutants   two kernels with a deliberate bug each: the in-guest suite must fail'
 	@echo 'make report          re-render build/report/ from its results.json (no boot), and check it'
 	@echo 'make bench           the report alone, no summary (REPORT_SWEEP=..., see scripts/report.sh --help)'
 	@echo 'make dev             a worktree on branch ima-slim/dev to edit the series'
@@ -84,6 +85,9 @@ kunit: deps
 
 kunit-mutants: deps
 	@scripts/kunit-mutants.sh
+
+suite-mutants: deps
+	@scripts/suite-mutants.sh
 
 bench: deps
 	@scripts/report.sh noima $(REPORT_VARIANTS)

@@ -31,7 +31,7 @@ SHELL_GLOBS = ("scripts", "qemu")
 # (after options) come before it.
 WRAPPERS = {"command": 0, "exec": 0, "env": 0, "xargs": 0, "nice": 0,
             "time": 0, "sudo": 0, "timeout": 1, "flock": 1, "run_logged": 1,
-            "check": 1, "expect_fail": 2}
+            "check": 1, "expect_fail": 2, "prebuild": 1}
 # Their options that take the next word as a value (nice -n 19 CMD).
 VALUE_OPTIONS = {"nice": {"-n"}, "timeout": {"-k", "-s"}, "flock": {"-w", "-E"}}
 # Where a fresh Debian machine looks for commands (not this one's PATH,

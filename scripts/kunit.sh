@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Run the series' KUnit suites with tools/testing/kunit/kunit.py on UML.
-# Usage: scripts/kunit.sh [VARIANT]      (default: fixed)
+# Usage: scripts/kunit.sh [--build-only] [VARIANT]      (default: fixed)
+#   --build-only: kunit.py build, no run (CI builds ahead with it).
 #   --kunitconfig: the tree's security/integrity/ima/.kunitconfig plus the
 #   project's kunit/.kunitconfig. Build dir, test.log and results.json:
 #   build/VARIANT/uml/ (the same layout for every variant, so ccache shares objects
@@ -8,7 +9,9 @@
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 
-if [ "${1:-}" = --help ]; then sed -n '2,7s/^# //p' "$0"; exit 0; fi
+if [ "${1:-}" = --help ]; then sed -n '2,8s/^# //p' "$0"; exit 0; fi
+build_only=
+if [ "${1:-}" = --build-only ]; then build_only=1; shift; fi
 variant=${1:-fixed}
 lock_variant "$variant"
 src=$("$TOP/scripts/variant.sh" "$variant")
@@ -21,6 +24,14 @@ mkdir -p "$out/logs"
 
 cc=gcc
 if command -v ccache >/dev/null; then cc="ccache gcc"; export CCACHE_BASEDIR="$BUILD" CCACHE_NOHASHDIR=true; fi
+if [ -n "$build_only" ]; then
+	say "kunit: building $variant for UML (build dir $out/uml)"
+	(cd "$src" && /usr/bin/python3 tools/testing/kunit/kunit.py build \
+		--kunitconfig=security/integrity/ima --kunitconfig="$TOP/kunit/.kunitconfig" \
+		--build_dir="$out/uml" --jobs="$(nproc)" --make_options "CC=$cc") >"$out/logs/kunit-build.log" 2>&1 ||
+		die "kunit.py build failed on $variant (log: $out/logs/kunit-build.log)"
+	exit 0
+fi
 say "kunit: $variant on UML (build dir $out/uml)"
 rc=0
 (cd "$src" && /usr/bin/python3 tools/testing/kunit/kunit.py run \
