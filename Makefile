@@ -16,7 +16,7 @@ REPORT_VARIANTS ?= vanilla baseline seed fixed vanilla-smp fixed-smp rwlock-lock
 	noima-distro vanilla-distro fixed-distro
 export KERNEL KERNEL_SRC BUILD
 
-.PHONY: all help deps tree src config build boot suite kunit kunit-mutants suite-mutants bench dev export check-patches check-series lockdep \
+.PHONY: all help deps tree src config build boot suite kunit kunit-smp kunit-mutants kunit-smp-mutants suite-mutants bench dev export check-patches check-series lockdep \
 	stress stress-short stress-demo \
 	parse test selftest summary clean clean-src
 
@@ -41,7 +41,9 @@ help:
 	@echo 'make boot V=...      boot it under QEMU + swtpm and verify the IMA log'
 	@echo 'make suite           the in-guest IMA suite (KTAP) on $(VARIANTS), table case x variant'
 	@echo 'make kunit V=...     the KUnit suites on UML (kunit.py run; default V=fixed)'
+	@echo 'make kunit-smp V=... the KUnit suites on x86_64, 2 CPUs under QEMU, KASAN (default V=fixed)'
 	@echo 'make kunit-mutants   each deliberate bug in kunit/mutants/ must fail the cases it names'
+	@echo 'make kunit-smp-mutants  the same, on the two-CPU KASAN build, for the mutants that name cases there'
 	@echo 'make suite-mutants   two kernels with a deliberate bug each: the in-guest suite must fail'
 	@echo 'make report          re-render build/report/ from its results.json (no boot), and check it'
 	@echo 'make bench           the report alone, no summary (REPORT_SWEEP=..., see scripts/report.sh --help)'
@@ -83,8 +85,14 @@ suite: deps
 kunit: deps
 	@scripts/kunit.sh $(if $(filter command line,$(origin V)),$(V),fixed)
 
+kunit-smp: deps
+	@scripts/kunit.sh --smp $(if $(filter command line,$(origin V)),$(V),fixed)
+
 kunit-mutants: deps
 	@scripts/kunit-mutants.sh
+
+kunit-smp-mutants: deps
+	@scripts/kunit-mutants.sh --smp
 
 suite-mutants: deps
 	@scripts/suite-mutants.sh

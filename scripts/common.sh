@@ -284,3 +284,25 @@ throwaway_variant() {
 	fi
 	echo "$src"
 }
+
+# kunit_py VERB SRC BUILD_DIR [--smp] [ARGS...]: kunit.py VERB (run, build)
+# in the tree SRC, building in BUILD_DIR, with the series' kunitconfig and
+# the project's (kunit/.kunitconfig), through ccache if there. --smp: on
+# x86_64 under QEMU with two CPUs and kunit/smp.kunitconfig, kunit/qemu/
+# first on PATH (kunit.py's QEMU without KVM, see there).
+kunit_py() {
+	local verb=$1 src=$2 build_dir=$3 cc=gcc path=$PATH smp_args=()
+	shift 3
+	if [ "${1:-}" = --smp ]; then
+		shift
+		smp_args=(--arch=x86_64 '--qemu_args=-smp 2' --kunitconfig="$TOP/kunit/smp.kunitconfig")
+		path=$TOP/kunit/qemu:$PATH
+	fi
+	if command -v ccache >/dev/null; then
+		cc="ccache gcc"
+		export CCACHE_BASEDIR="$BUILD" CCACHE_NOHASHDIR=true
+	fi
+	(cd "$src" && PATH=$path /usr/bin/python3 tools/testing/kunit/kunit.py "$verb" \
+		--kunitconfig=security/integrity/ima --kunitconfig="$TOP/kunit/.kunitconfig" "${smp_args[@]}" \
+		--build_dir="$build_dir" --jobs="$(nproc)" --make_options "CC=$cc" "$@")
+}

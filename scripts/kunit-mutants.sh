@@ -3,18 +3,30 @@
 # kunit/mutants/NAME.diff (never part of `series`), apply it to the fixed
 # tree, run the KUnit suites on UML with kunit.py, and pass only if every
 # case the diff names on its "# catches: SUITE.CASE" lines fails.
-# Usage: scripts/kunit-mutants.sh [NAME...]    (default: every mutant)
+# Usage: scripts/kunit-mutants.sh [--smp] [NAME...]  (default: every mutant)
+#   --smp: the mutants with "# catches-smp: SUITE.CASE" lines, on the
+#   x86_64 two-CPU KASAN build of `make kunit-smp` (a walk onto freed
+#   memory is a KASAN report, which fails the case; UML has no KASAN here).
 #   The mutants are applied in turn to the fixed worktree (build/trees/fixed,
-#   locked meanwhile) and built in its UML build dir, so each costs an
-#   incremental build; the worktree is restored after each. Logs and
-#   results: build/kunit-mutants/; exit 1 if a case was not caught.
+#   locked meanwhile) and built in its UML (or kunit-smp) build dir, so each
+#   costs an incremental build; the worktree is restored after each. Logs
+#   and results: build/kunit-mutants/ (kunit-mutants-smp/); exit 1 if a
+#   case was not caught.
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 
-if [ "${1:-}" = --help ]; then sed -n '2,9s/^# //p' "$0"; exit 0; fi
+if [ "${1:-}" = --help ]; then sed -n '2,13s/^# //p' "$0"; exit 0; fi
+smp=()
+tag=catches out=$BUILD/kunit-mutants
+if [ "${1:-}" = --smp ]; then
+	smp=(--smp --timeout=900)
+	tag=catches-smp out=$BUILD/kunit-mutants-smp
+	shift
+fi
 dir=$TOP/kunit/mutants
 if [ $# -gt 0 ]; then names=("$@"); else
-	mapfile -t names < <(find "$dir" -name '*.diff' -printf '%f\n' | sed 's/\.diff$//' | LC_ALL=C sort)
+	# Each mode runs the mutants that name cases for it.
+	mapfile -t names < <(grep -l "^# $tag: " "$dir"/*.diff | xargs -n 1 basename | sed 's/\.diff$//' | LC_ALL=C sort)
 fi
 [ ${#names[@]} -gt 0 ] || die "no mutants in $dir"
 
@@ -22,20 +34,17 @@ lock_variant fixed
 wt=$("$TOP/scripts/variant.sh" fixed)
 lock_tree "$(tree_key fixed)"	# exclusive: the mutants change the tree
 tree_ready fixed
-uml=$(variant_dir fixed)/uml
-out=$BUILD/kunit-mutants
+if [ ${#smp[@]} -gt 0 ]; then build_dir=$(variant_dir fixed)/kunit-smp; else build_dir=$(variant_dir fixed)/uml; fi
 mkdir -p "$out/logs"
 # Whatever happens, leave the fixed tree as the series made it.
 trap 'git -C "$wt" checkout -q -f HEAD' EXIT
-cc=gcc
-if command -v ccache >/dev/null; then cc="ccache gcc"; export CCACHE_BASEDIR="$BUILD" CCACHE_NOHASHDIR=true; fi
 : >"$out/results.tsv"
 bad=0
 for name in "${names[@]}"; do
 	diff=$dir/$name.diff
 	[ -f "$diff" ] || die "no mutant $diff"
-	mapfile -t want < <(sed -n 's/^# catches: *//p' "$diff")
-	[ ${#want[@]} -gt 0 ] || die "$diff names no case on a '# catches: SUITE.CASE' line"
+	mapfile -t want < <(sed -n "s/^# $tag: *//p" "$diff")
+	[ ${#want[@]} -gt 0 ] || die "$diff names no case on a '# $tag: SUITE.CASE' line"
 	# Back to the fixed tree: only the files the last mutant touched change,
 	# so the UML build stays incremental.
 	git -C "$wt" checkout -q -f HEAD
@@ -44,10 +53,7 @@ for name in "${names[@]}"; do
 	log=$out/logs/$name.log json=$out/$name.json
 	rm -f "$json"
 	# kunit.py exits 1 when a case fails, which is the point here.
-	(cd "$wt" && /usr/bin/python3 tools/testing/kunit/kunit.py run \
-		--kunitconfig=security/integrity/ima --kunitconfig="$TOP/kunit/.kunitconfig" \
-		--build_dir="$uml" --jobs="$(nproc)" --make_options "CC=$cc" \
-		--json="$json") >"$log" 2>&1 || true
+	kunit_py run "$wt" "$build_dir" "${smp[@]}" --json="$json" >"$log" 2>&1 || true
 	if [ ! -s "$json" ]; then
 		tail -n 20 "$log" >&2
 		die "$name: kunit.py wrote no results (did the mutant build? log: $log)"

@@ -29,7 +29,7 @@ fake_kernel() {
 }
 
 t_lint() {	# every shell script of the project is shellcheck-clean
-	(cd "$TOP" && shellcheck -x scripts/*.sh qemu/*.sh qemu/guest/*.sh .ci/run &&
+	(cd "$TOP" && shellcheck -x scripts/*.sh qemu/*.sh qemu/guest/*.sh kunit/qemu/* .ci/run &&
 		shellcheck -s sh qemu/guest/init)
 }
 t_console_status() {	# the console parser tells a finished, a panicked and a hung guest apart
