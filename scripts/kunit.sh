@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Run the series' KUnit suites with tools/testing/kunit/kunit.py on UML.
-# Usage: scripts/kunit.sh [--build-only | --smp] [VARIANT]  (default: fixed)
+# Usage: scripts/kunit.sh [--build-only] [--smp] [VARIANT]  (default: fixed)
 #   --build-only: kunit.py build, no run (CI builds ahead with it).
 #   --smp: the same suites on x86_64 under QEMU with two CPUs and KASAN
 #   (kunit/smp.kunitconfig), in build/VARIANT/kunit-smp/.
@@ -13,10 +13,15 @@ set -euo pipefail
 
 if [ "${1:-}" = --help ]; then sed -n '2,10s/^# //p' "$0"; exit 0; fi
 build_only='' smp=''
-case ${1:-} in
---build-only) build_only=1; shift ;;
---smp) smp=1; shift ;;
-esac
+while [ $# -gt 0 ]; do
+	case $1 in
+	--build-only) build_only=1 ;;
+	--smp) smp=1 ;;
+	-*) die "unknown option '$1' (see --help)" ;;
+	*) break ;;
+	esac
+	shift
+done
 variant=${1:-fixed}
 lock_variant "$variant"
 src=$("$TOP/scripts/variant.sh" "$variant")
@@ -28,9 +33,10 @@ mkdir -p "$out/logs"
 	die "$variant has no security/integrity/ima/.kunitconfig: the series adds it"
 
 if [ -n "$build_only" ]; then
-	say "kunit: building $variant for UML (build dir $out/uml)"
-	kunit_py build "$src" "$out/uml" >"$out/logs/kunit-build.log" 2>&1 ||
-		die "kunit.py build failed on $variant (log: $out/logs/kunit-build.log)"
+	if [ -n "$smp" ]; then where=(kunit-smp --smp); else where=(uml); fi
+	say "kunit: building $variant in $out/${where[0]}"
+	kunit_py build "$src" "$out/${where[0]}" "${where[@]:1}" >"$out/logs/kunit-build-${where[0]}.log" 2>&1 ||
+		die "kunit.py build failed on $variant (log: $out/logs/kunit-build-${where[0]}.log)"
 	exit 0
 fi
 rc=0
