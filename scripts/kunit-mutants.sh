@@ -26,7 +26,7 @@ fi
 dir=$TOP/kunit/mutants
 if [ $# -gt 0 ]; then names=("$@"); else
 	# Each mode runs the mutants that name cases for it.
-	mapfile -t names < <(grep -l "^# $tag: " "$dir"/*.diff | xargs -n 1 basename | sed 's/\.diff$//' | LC_ALL=C sort)
+	mapfile -t names < <(grep -l "^# $tag: " "$dir"/*.diff | sed -e 's|.*/||' -e 's/\.diff$//' | LC_ALL=C sort)
 fi
 [ ${#names[@]} -gt 0 ] || die "no mutants in $dir"
 
