@@ -57,9 +57,7 @@ for k in $(seq 1 "$n"); do
 	cp "$obj/arch/x86/boot/bzImage" "$out/bzImage"
 	log=$out/logs/$k-kunit.log
 	if [ -f "$wt/security/integrity/ima/.kunitconfig" ]; then
-		if ! (cd "$wt" && /usr/bin/python3 tools/testing/kunit/kunit.py run \
-			--kunitconfig=security/integrity/ima --kunitconfig="$TOP/kunit/.kunitconfig" \
-			--build_dir="$trees/uml" --jobs="$(nproc)" --make_options "CC=$cc") >"$log" 2>&1; then
+		if ! kunit_py run "$wt" "$trees/uml" >"$log" 2>&1; then
 			fail "$k" "UML KUnit build or run" "$log"
 		fi
 	fi

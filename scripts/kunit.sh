@@ -32,28 +32,28 @@ mkdir -p "$out/logs"
 [ -f "$src/security/integrity/ima/.kunitconfig" ] ||
 	die "$variant has no security/integrity/ima/.kunitconfig: the series adds it"
 
+# One build dir and log name per machine: UML, or x86_64 with two CPUs.
+if [ -n "$smp" ]; then
+	name=kunit-smp mode=(--smp --timeout=900) where="x86_64, 2 CPUs under QEMU"
+else
+	name=uml mode=() where=UML
+fi
+build_dir=$out/$name
 if [ -n "$build_only" ]; then
-	if [ -n "$smp" ]; then where=(kunit-smp --smp); else where=(uml); fi
-	say "kunit: building $variant in $out/${where[0]}"
-	kunit_py build "$src" "$out/${where[0]}" "${where[@]:1}" >"$out/logs/kunit-build-${where[0]}.log" 2>&1 ||
-		die "kunit.py build failed on $variant (log: $out/logs/kunit-build-${where[0]}.log)"
+	say "kunit: building $variant for $where (build dir $build_dir)"
+	kunit_py build "$src" "$build_dir" "${mode[@]:0:1}" >"$out/logs/kunit-build-$name.log" 2>&1 ||
+		die "kunit.py build failed on $variant (log: $out/logs/kunit-build-$name.log)"
 	exit 0
 fi
+say "kunit: $variant on $where (build dir $build_dir)"
+log=$out/logs/kunit${smp:+-smp}.log json=$out/kunit${smp:+-smp}-results.json
 rc=0
+kunit_py run "$src" "$build_dir" "${mode[@]}" --json="$json" 2>&1 | tee "$log" || rc=$?
+[ "$rc" -eq 0 ] || die "kunit.py run on $where failed on $variant (log: $log)"
 if [ -n "$smp" ]; then
-	say "kunit: $variant on x86_64, 2 CPUs under QEMU (build dir $out/kunit-smp)"
-	build_dir=$out/kunit-smp log=$out/logs/kunit-smp.log
-	kunit_py run "$src" "$build_dir" --smp --timeout=900 \
-		--json="$out/kunit-smp-results.json" 2>&1 | tee "$log" || rc=$?
-	[ "$rc" -eq 0 ] || die "kunit.py run --arch=x86_64 failed on $variant (log: $log)"
 	for opt in SMP KASAN; do
 		grep -q "^CONFIG_$opt=y" "$build_dir/.config" || die "$build_dir/.config lost CONFIG_$opt"
 	done
-else
-	say "kunit: $variant on UML (build dir $out/uml)"
-	build_dir=$out/uml log=$out/logs/kunit.log
-	kunit_py run "$src" "$build_dir" --json="$out/kunit-results.json" 2>&1 | tee "$log" || rc=$?
-	[ "$rc" -eq 0 ] || die "kunit.py run failed on $variant (log: $log)"
 fi
 # A splat does not fail a KUnit case by itself: read the raw console from
 # the first KTAP line on. (Before it, 6.12's UML warns once that virt-pci has
