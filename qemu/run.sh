@@ -75,7 +75,7 @@ cmdline="console=ttyS0 panic=-1 $policy slab_nomerge ima_slim.test=$test"
 # KCSAN's instrumented kernel is as slow there.
 case " $(variant_field "$variant" 3) " in *" debug "* | *" kcsan "*) cmdline+=" pci=noacpi" ;; esac
 # Tell the guest whether this kernel checks the open counts when it frees an
-# inode (the series' patch 7, the baseline's destroy check): its report is
+# inode (the series' patch 8, the baseline's destroy check): its report is
 # then a kernel message the guest can look for. The check has no ABI, so the
 # host reads the message's format string out of the kernel image it built.
 if grep -qaF 'freed with open counts' "$(dirname "$kernel")/obj/vmlinux" 2>/dev/null; then

@@ -81,7 +81,7 @@ run_logged() {
 # seed: up to patch 4, "ima: move the open counters into struct inode", the
 # shape Eric Paris posted in October 2010 (three counters in every inode).
 # vanilla-smp, fixed-smp: two CPUs (configs/smp.config), for the report's
-# throughput boots; rwlock-lockstat (up to patch 9, the last whose lookups
+# throughput boots; rwlock-lockstat (up to patch 10, the last whose lookups
 # take ima_iint_lock) and fixed-lockstat: the same with /proc/lock_stat.
 # kcsan: the fixed series under KCSAN (two CPUs), for `make stress`.
 # *-distro: Debian's LSM stack (configs/distro.config, distro-ima.config);
@@ -96,7 +96,7 @@ debug    all   guest tpm ima debug
 kcsan    all   guest tpm ima kcsan
 vanilla-smp     none guest tpm ima smp
 fixed-smp       all  guest tpm ima smp
-rwlock-lockstat 9    guest tpm ima smp lockstat
+rwlock-lockstat 10   guest tpm ima smp lockstat
 fixed-lockstat  all  guest tpm ima smp lockstat
 noima-distro    none guest tpm distro noima
 vanilla-distro  none guest tpm ima distro distro-ima

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The memory and cost report: build what is missing, boot each variant twice
-# (the whole guest test "report" on wall-clock time, then its hot path alone
-# on instruction-counted time, QEMU -icount), and write from those runs
+# (the whole guest test "report" on wall-clock time, then its hot path and
+# the eviction of unmeasured inodes on instruction-counted time, QEMU
+# -icount), and write from those runs
 # build/report/report.md, results.json and the PNG plots. A variant with two
 # CPUs (configs/smp.config) is booted instead with -smp 2 under
 # multi-threaded TCG, REPORT_SMP_ROUNDS times, taking turns with the other
@@ -146,7 +147,7 @@ for v in "${variants[@]}"; do
 		"$TOP/scripts/lsm-shares.sh" "$d/obj/vmlinux" >"$raw/$v/lsm-shares"
 	else
 		boot "$v" wall sweep,measured,hot,sizes "$repeats"
-		boot "$v" icount measured,hot "$icount_repeats"
+		boot "$v" icount measured,hot,evict "$icount_repeats"
 	fi
 done
 # Two CPUs: the wall clock of a busy host drifts over minutes, so the

@@ -217,12 +217,32 @@ t_report_check_corrupted() {	# each kind of damage to the report is caught and n
 	head -c 2000 "$data/report-smoke/results.json" >"$d/results.json"
 	expect_fail 1 'results.json is not JSON' /usr/bin/python3 "$TOP/scripts/report.py" check "$d"
 }
+t_report_eviction() {	# the eviction section of a real run checks out, and damage to it is named
+	local f=report-evict
+	report_copy report-golden "$f"
+	/usr/bin/python3 "$TOP/scripts/report.py" check "$tmp/report-golden"
+	grep -q '^## Cost of freeing unmeasured inodes' "$tmp/report-golden/report.md"
+	# A drop freed fewer inodes than were statted into core.
+	report_damaged 'r["variants"]["fixed"]["eviction"]["runs"][0][0]["evicted"] = 5' \
+		"fixed: eviction: a drop freed 5 inodes, fewer than the [0-9]+ statted" "$f"
+	# A repeat's figure is not its fastest drop.
+	report_damaged 'r["variants"]["vanilla"]["eviction"]["ns_per_inode"][0] *= 1.5' \
+		"vanilla: eviction: a repeat is not its fastest drop" "$f"
+	# The ratio to vanilla, or IMA's share, changed by hand.
+	report_damaged 'r["variants"]["fixed"]["eviction"]["ratio_vs_vanilla"] = 1.5' \
+		"fixed: eviction: the ratio to vanilla does not follow" "$f"
+	report_damaged 'r["variants"]["fixed"]["eviction"]["ima_ns_per_inode"] = 0' \
+		"fixed: eviction: IMA's share does not follow" "$f"
+	# One variant lost its eviction figures while the others have them.
+	report_damaged 'del r["variants"]["baseline"]["eviction"]' \
+		"baseline: no eviction figures" "$f"
+}
 t_report_two_cpus() {	# the two-CPU section of a real run checks out, and damage to it is named
 	local f=report-two-cpus
 	report_copy report-golden "$f"
 	/usr/bin/python3 "$TOP/scripts/report.py" check "$tmp/report-golden"
 	grep -q '^## Two CPUs' "$tmp/report-golden/report.md"
-	grep -q "^## Against the targets of issue 14" "$tmp/report-golden/report.md"
+	grep -q "^## Against the cost targets" "$tmp/report-golden/report.md"
 	# A repeat's figure is not its fastest pass.
 	report_damaged 'r["two_cpus"]["fixed-smp"]["modes"]["rdonly"]["opens_per_s"][0] *= 1.5' \
 		"fixed-smp: rdonly: a repeat's throughput is not its fastest pass" "$f"

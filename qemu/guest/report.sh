@@ -16,6 +16,11 @@
 #      openbench thread per CPU, O_RDONLY and O_RDWR interleaved,
 #      ima_slim.repeats= times; where the kernel has CONFIG_LOCK_STAT,
 #      /proc/lock_stat is cleared before each run and saved after it.
+#   6. evict (only when asked for): with every measured file held open (so
+#      its inode and IMA state stay), the first ima_slim.hot= files of the
+#      sweep are statted into core and evicted by drop_caches, timed,
+#      ima_slim.passes= times per repeat, ima_slim.repeats= repeats
+#      (openbench evict);
 # ima_slim.steps= picks some of them (default: sweep,measured,hot,sizes);
 # a hot-path-only boot still reads the measured files first (no sweep).
 # Progress goes to ttyS1 ("# report: ..."), results to /out.
@@ -122,6 +127,19 @@ if step mt; then
 			openbench time $w -j "$cpus" -n "$hot" -r "$passes" $meas_dirs >>"/out/mt/measured-$mode"
 			if [ -e /proc/lock_stat ]; then cat /proc/lock_stat >"/out/mt/lock_stat-$mode-$r"; fi
 		done
+		r=$((r + 1))
+	done
+fi
+
+# 6. What freeing unmeasured inodes costs while the measured ones keep
+#    their IMA state.
+if step evict; then
+	keep=$(for d in $meas_dirs; do printf -- '-k %s ' "$d"; done)
+	r=1
+	while [ "$r" -le "$(param repeats)" ]; do
+		progress "evict: $hot unmeasured inodes at a time, measured files held open: repeat $r of $(param repeats)"
+		# shellcheck disable=SC2086
+		openbench evict -n "$hot" -r "$passes" $keep $many_dirs >>/out/evict
 		r=$((r + 1))
 	done
 fi

@@ -15,6 +15,14 @@
  *                           (each from its own starting point), started
  *                           together, and the pass lasts until the last
  *                           one ends (OPENS = files x THREADS)
+ *   openbench evict [-n MAX] [-r REPEATS] [-k KEEPDIR]... DIR...
+ *                           keep every file of each KEEPDIR open (so its
+ *                           inode stays in core), drop the caches once
+ *                           untimed, then REPEATS times: stat the files of
+ *                           the DIRs into core, wait a second, and time
+ *                           `echo 2 >/proc/sys/vm/drop_caches`, printed as
+ *                           "pass I EVICTED NANOSECONDS", EVICTED being the
+ *                           drop in /proc/sys/fs/inode-nr
  *
  * Folders are read once, before any timing, and files are opened relative
  * to a descriptor of their folder, so a timed pass walks one path component
@@ -29,6 +37,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -44,7 +53,8 @@ static size_t nentries, capacity;
 static void usage(void)
 {
 	fputs("usage: openbench stat|read DIR...\n"
-	      "       openbench time [-u UID] [-w] [-n MAX] [-r REPEATS] [-j THREADS] DIR...\n",
+	      "       openbench time [-u UID] [-w] [-n MAX] [-r REPEATS] [-j THREADS] DIR...\n"
+	      "       openbench evict [-n MAX] [-r REPEATS] [-k KEEPDIR]... DIR...\n",
 	      stderr);
 	exit(2);
 }
@@ -181,10 +191,104 @@ static long long timed_pass(int flags, int threads)
 	return t1 - t0;
 }
 
+static long inodes_in_core(void)
+{
+	FILE *f = fopen("/proc/sys/fs/inode-nr", "r");
+	long n = -1;
+
+	if (!f || fscanf(f, "%ld", &n) != 1) {
+		perror("openbench: /proc/sys/fs/inode-nr");
+		exit(1);
+	}
+	fclose(f);
+	return n;
+}
+
+static void stat_all(void)
+{
+	struct stat st;
+
+	for (size_t i = 0; i < nentries; i++)
+		if (fstatat(entries[i].dirfd, entries[i].name, &st, AT_SYMLINK_NOFOLLOW))
+			fail(&entries[i], "stat");
+}
+
+/* Write "2" to drop_caches: evict every unused dentry and inode */
+static void drop_caches(void)
+{
+	int fd = open("/proc/sys/vm/drop_caches", O_WRONLY);
+
+	if (fd < 0 || write(fd, "2\n", 2) != 2) {
+		perror("openbench: /proc/sys/vm/drop_caches");
+		exit(1);
+	}
+	close(fd);
+}
+
+/*
+ * evict: what freeing N in-core inodes costs while the files of @keep stay
+ * open (their inodes, and any IMA state they have, stay too).  The timed
+ * window is the write to drop_caches, which evicts every unused inode and
+ * dentry; an LSM's work deferred to an RCU callback falls outside it.  The
+ * first drop, untimed, takes what earlier steps left unused; the second of
+ * sleep before each timed drop lets the RCU callbacks of the stats and of
+ * the drop before run outside the window, not inside the next one.
+ */
+static int evict(char **keep, int nkeep, char **dirs, int ndirs, size_t max,
+		 int repeats)
+{
+	struct rlimit rl;
+	size_t kept;
+
+	collect(keep, nkeep, 0);
+	kept = nentries;
+	rl.rlim_cur = rl.rlim_max = kept + 256;
+	if (setrlimit(RLIMIT_NOFILE, &rl)) {
+		perror("openbench: setrlimit");
+		return 1;
+	}
+	for (size_t i = 0; i < kept; i++)
+		if (openat(entries[i].dirfd, entries[i].name, O_RDONLY) < 0)
+			fail(&entries[i], "open");
+	nentries = 0;	/* the kept files stay open until exit */
+	collect(dirs, ndirs, max);
+	if (!nentries) {
+		fputs("openbench: no files\n", stderr);
+		return 1;
+	}
+	drop_caches();
+	for (int r = 1; r <= repeats; r++) {
+		int fd;
+		long before, after;
+		long long t0, ns;
+
+		stat_all();
+		sync();
+		sleep(1);
+		fd = open("/proc/sys/vm/drop_caches", O_WRONLY);
+		if (fd < 0) {
+			perror("openbench: /proc/sys/vm/drop_caches");
+			return 1;
+		}
+		before = inodes_in_core();
+		t0 = now_ns();
+		if (write(fd, "2\n", 2) != 2) {
+			perror("openbench: drop_caches");
+			return 1;
+		}
+		ns = now_ns() - t0;
+		after = inodes_in_core();
+		close(fd);
+		printf("pass %d %ld %lld\n", r, before - after, ns);
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *mode;
-	int opt, flags = O_RDONLY, repeats = 5, threads = 1;
+	int opt, flags = O_RDONLY, repeats = 5, threads = 1, nkeep = 0;
+	char *keep[64];
 	long uid = -1;
 	size_t max = 0;
 
@@ -217,11 +321,16 @@ int main(int argc, char **argv)
 		printf("%zu\n", nentries);
 		return 0;
 	}
-	if (strcmp(mode, "time"))
+	if (strcmp(mode, "time") && strcmp(mode, "evict"))
 		usage();
 	optind = 2;
-	while ((opt = getopt(argc, argv, "u:wn:r:j:")) != -1) {
+	while ((opt = getopt(argc, argv, mode[0] == 't' ? "u:wn:r:j:" : "n:r:k:")) != -1) {
 		switch (opt) {
+		case 'k':
+			if (nkeep == (int)(sizeof(keep) / sizeof(keep[0])))
+				usage();
+			keep[nkeep++] = optarg;
+			break;
 		case 'u':
 			uid = strtol(optarg, NULL, 10);
 			break;
@@ -243,6 +352,8 @@ int main(int argc, char **argv)
 	}
 	if (optind >= argc || repeats < 1 || threads < 1 || threads > 64)
 		usage();
+	if (mode[0] == 'e')
+		return evict(keep, nkeep, argv + optind, argc - optind, max, repeats);
 	/* Drop root first: under tcb, root's opens are measured, others' not. */
 	if (uid >= 0 && (setgid(uid) || setuid(uid))) {
 		perror("openbench: setuid");
