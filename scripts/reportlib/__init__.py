@@ -1,0 +1,1 @@
+"""The memory and cost report's code; scripts/report.py is its command."""
