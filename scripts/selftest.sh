@@ -178,9 +178,19 @@ report_edit() {
 	json.dump(r, open(path, "w"), indent=1, sort_keys=True)
 	EOF
 }
-t_report_check_golden() {	# a real run's results.json renders to a report that checks out
-	report_copy report-golden
+# report_golden FIXTURE [HEADING...]: a saved real run renders to a report
+# that checks out and has each section HEADING (a line's start).
+report_golden() {
+	local f=$1 h
+	shift
+	report_copy report-golden "$f"
 	/usr/bin/python3 "$TOP/scripts/report.py" check "$tmp/report-golden"
+	for h in "$@"; do
+		grep -q "^$h" "$tmp/report-golden/report.md" || { echo "report.md has no section '$h'"; return 1; }
+	done
+}
+t_report_check_golden() {	# a real run's results.json renders to a report that checks out
+	report_golden report-smoke
 }
 # report_damaged PYTHON_EDIT PATTERN [FIXTURE]: the check fails on an edited
 # copy of a saved report (default report-smoke), with a message matching PATTERN.
@@ -219,9 +229,7 @@ t_report_check_corrupted() {	# each kind of damage to the report is caught and n
 }
 t_report_eviction() {	# the eviction section of a real run checks out, and damage to it is named
 	local f=report-evict
-	report_copy report-golden "$f"
-	/usr/bin/python3 "$TOP/scripts/report.py" check "$tmp/report-golden"
-	grep -q '^## Cost of freeing unmeasured inodes' "$tmp/report-golden/report.md"
+	report_golden "$f" '## Cost of freeing unmeasured inodes'
 	# A drop freed fewer inodes than were statted into core.
 	report_damaged 'r["variants"]["fixed"]["eviction"]["runs"][0][0]["evicted"] = 5' \
 		"fixed: eviction: a drop freed 5 inodes, fewer than the [0-9]+ statted" "$f"
@@ -239,10 +247,7 @@ t_report_eviction() {	# the eviction section of a real run checks out, and damag
 }
 t_report_two_cpus() {	# the two-CPU section of a real run checks out, and damage to it is named
 	local f=report-two-cpus
-	report_copy report-golden "$f"
-	/usr/bin/python3 "$TOP/scripts/report.py" check "$tmp/report-golden"
-	grep -q '^## Two CPUs' "$tmp/report-golden/report.md"
-	grep -q "^## Against the cost targets" "$tmp/report-golden/report.md"
+	report_golden "$f" '## Two CPUs' '## Against the cost targets'
 	# A repeat's figure is not its fastest pass.
 	report_damaged 'r["two_cpus"]["fixed-smp"]["modes"]["rdonly"]["opens_per_s"][0] *= 1.5' \
 		"fixed-smp: rdonly: a repeat's throughput is not its fastest pass" "$f"
@@ -258,9 +263,7 @@ t_report_two_cpus() {	# the two-CPU section of a real run checks out, and damage
 }
 t_report_distro() {	# the distribution-stack section of a real run checks out, and damage to it is named
 	local f=report-distro
-	report_copy report-golden "$f"
-	/usr/bin/python3 "$TOP/scripts/report.py" check "$tmp/report-golden"
-	grep -q "^## A distribution's LSM stack" "$tmp/report-golden/report.md"
+	report_golden "$f" "## A distribution's LSM stack"
 	# The guest's blob is a pointer larger than the LSMs' shares add up to.
 	report_damaged 'r["distro_stack"]["fixed-distro"]["policies"]["none"]["object_sizes"]["lsm_inode_cache"]["object_size"] += 8' \
 		"fixed-distro: the LSMs' shares add up to [0-9]+ B, lsm_inode_cache objects are [0-9]+ B" "$f"

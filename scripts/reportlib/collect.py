@@ -14,6 +14,20 @@ from .base import (
 )
 
 
+def read_passes(path):
+    """openbench's "pass I COUNT NANOSECONDS" lines, one list of (count, ns)
+    per repeat: a repeat is one openbench run of back-to-back passes ("pass
+    1" starts it), and counts its fastest, since whatever else the host does
+    only ever adds time."""
+    repeats = []
+    for line in read_text(path).splitlines():
+        _, i, k, ns = line.split()
+        if i == "1":
+            repeats.append([])
+        repeats[-1].append((int(k), int(ns)))
+    return repeats
+
+
 def collect_variant(raw, v, params):
     base = os.path.join(raw, v)
     wall, icount = os.path.join(base, "wall"), os.path.join(base, "icount")
@@ -33,35 +47,21 @@ def collect_variant(raw, v, params):
     for clock, d in (("wall", wall), ("icount", icount)):
         res["hot_path"][clock] = {}
         for case in CASES:
-            # One repeat = one openbench run of back-to-back passes
-            # ("pass 1" starts it); its figure is its fastest pass, since
-            # whatever else the host does only ever adds time.
-            passes, nfiles = [], set()
-            for line in read_text(os.path.join(d, "hot", case)).splitlines():
-                _, i, k, ns = line.split()
-                if i == "1":
-                    passes.append([])
-                passes[-1].append(int(ns) / int(k))
-                nfiles.add(int(k))
-            per_open = [min(x) for x in passes]
+            passes = read_passes(os.path.join(d, "hot", case))
+            per_open = [min(ns / k for k, ns in r) for r in passes]
             res["hot_path"][clock][case] = dict(
-                ns_per_open_close=per_open, passes=passes, files_per_pass=sorted(nfiles),
-                **stats(per_open))
+                ns_per_open_close=per_open, passes=[[ns / k for k, ns in r] for r in passes],
+                files_per_pass=sorted({k for r in passes for k, _ in r}), **stats(per_open))
     # 6. Eviction, instruction-counted only (reports made before it have
-    #    none). As on the hot path, a repeat (one openbench run, "pass 1"
-    #    starts it) counts its fastest drop.
+    #    none); a repeat counts its fastest drop, as on the hot path.
     path = os.path.join(icount, "evict")
     if os.path.exists(path):
-        runs = []
-        for line in read_text(path).splitlines():
-            _, i, k, ns = line.split()
-            if i == "1":
-                runs.append([])
-            runs[-1].append({"evicted": int(k), "ns": int(ns)})
-        if not runs or min(x["evicted"] for r in runs for x in r) <= 0:
+        runs = read_passes(path)
+        if not runs or min(k for r in runs for k, _ in r) <= 0:
             die(f"{path}: a drop_caches evicted no inodes")
-        per = [min(x["ns"] / x["evicted"] for x in r) for r in runs]
-        res["eviction"] = dict(runs=runs, ns_per_inode=per, **stats(per))
+        per = [min(ns / k for k, ns in r) for r in runs]
+        res["eviction"] = dict(runs=[[{"evicted": k, "ns": ns} for k, ns in r] for r in runs],
+                               ns_per_inode=per, **stats(per))
     return res
 
 
