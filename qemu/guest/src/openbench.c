@@ -213,16 +213,16 @@ static void stat_all(void)
 			fail(&entries[i], "stat");
 }
 
-/* Write "2" to drop_caches: evict every unused dentry and inode */
-static void drop_caches(void)
+/*
+ * Write "2" to drop_caches, open as @fd: evict every unused dentry and
+ * inode.  At offset 0 each time: sysctls take a number only from there.
+ */
+static void drop_caches(int fd)
 {
-	int fd = open("/proc/sys/vm/drop_caches", O_WRONLY);
-
-	if (fd < 0 || write(fd, "2\n", 2) != 2) {
-		perror("openbench: /proc/sys/vm/drop_caches");
+	if (pwrite(fd, "2\n", 2, 0) != 2) {
+		perror("openbench: drop_caches");
 		exit(1);
 	}
-	close(fd);
 }
 
 /*
@@ -239,6 +239,7 @@ static int evict(char **keep, int nkeep, char **dirs, int ndirs, size_t max,
 {
 	struct rlimit rl;
 	size_t kept;
+	int fd;
 
 	collect(keep, nkeep, 0);
 	kept = nentries;
@@ -256,31 +257,27 @@ static int evict(char **keep, int nkeep, char **dirs, int ndirs, size_t max,
 		fputs("openbench: no files\n", stderr);
 		return 1;
 	}
-	drop_caches();
+	fd = open("/proc/sys/vm/drop_caches", O_WRONLY);
+	if (fd < 0) {
+		perror("openbench: /proc/sys/vm/drop_caches");
+		return 1;
+	}
+	drop_caches(fd);
 	for (int r = 1; r <= repeats; r++) {
-		int fd;
 		long before, after;
 		long long t0, ns;
 
 		stat_all();
 		sync();
 		sleep(1);
-		fd = open("/proc/sys/vm/drop_caches", O_WRONLY);
-		if (fd < 0) {
-			perror("openbench: /proc/sys/vm/drop_caches");
-			return 1;
-		}
 		before = inodes_in_core();
 		t0 = now_ns();
-		if (write(fd, "2\n", 2) != 2) {
-			perror("openbench: drop_caches");
-			return 1;
-		}
+		drop_caches(fd);
 		ns = now_ns() - t0;
 		after = inodes_in_core();
-		close(fd);
 		printf("pass %d %ld %lld\n", r, before - after, ns);
 	}
+	close(fd);
 	return 0;
 }
 
