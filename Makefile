@@ -8,12 +8,13 @@ SHELL := /bin/bash
 V ?= vanilla
 VARIANTS ?= vanilla baseline fixed
 # The report also measures `seed`, the series up to the 2010 posting's shape,
-# and two CPUs (throughput, and IMA's locks in /proc/lock_stat before and
-# after the lock-free lookup), and Debian's LSM stack (noima-distro, its
-# reference, vanilla-distro, fixed-distro: kernels with debug info,
-# networking and BPF, the longest builds here).
-REPORT_VARIANTS ?= vanilla baseline seed fixed vanilla-smp fixed-smp rwlock-lockstat fixed-lockstat \
-	noima-distro vanilla-distro fixed-distro
+# `rbtree`, the series up to its last rbtree step (against the hash table
+# that follows), two CPUs (throughput, and IMA's locks in /proc/lock_stat
+# with the rwlock, the lockless rbtree and the hash table), and Debian's LSM
+# stack (noima-distro, its reference, vanilla-distro, fixed-distro: kernels
+# with debug info, networking and BPF, the longest builds here).
+REPORT_VARIANTS ?= vanilla baseline seed rbtree fixed vanilla-smp fixed-smp rwlock-lockstat \
+	rbtree-lockstat fixed-lockstat noima-distro vanilla-distro fixed-distro
 export KERNEL KERNEL_SRC BUILD
 
 .PHONY: all help deps tree src config build boot suite kunit kunit-smp kunit-mutants kunit-smp-mutants suite-mutants bench dev export check-patches check-series lockdep \
@@ -57,8 +58,8 @@ help:
 	@echo 'make stress-short    the same, about a minute of stress and no KCSAN (what CI runs)'
 	@echo 'make stress-demo     a deliberately broken IMA: the stress checks must catch it'
 	@echo 'make parse LOG=...   re-read a KTAP log (KUnit, suite.ktap) or a guest result folder'
-	@echo 'variants: noima vanilla baseline seed fixed debug kcsan, vanilla-smp fixed-smp'
-	@echo '          rwlock-lockstat fixed-lockstat, noima-distro vanilla-distro fixed-distro'
+	@echo 'variants: noima vanilla baseline seed rbtree fixed debug kcsan, vanilla-smp fixed-smp'
+	@echo '          rwlock-lockstat rbtree-lockstat fixed-lockstat, noima-distro vanilla-distro fixed-distro'
 	@echo 'kernels:  mainline (default; configs/kernel.pin, patches/, series) or KERNEL=6.12 (stable/6.12/)'
 
 deps:

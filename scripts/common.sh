@@ -80,9 +80,12 @@ run_logged() {
 # (none | first | all | the first N), config fragments merged onto tinyconfig.
 # seed: up to patch 4, "ima: move the open counters into struct inode", the
 # shape Eric Paris posted in October 2010 (three counters in every inode).
+# rbtree: up to patch 11, the series' last step on the rbtree (lockless
+# lookups), for the report's comparison with the hash table that follows.
 # vanilla-smp, fixed-smp: two CPUs (configs/smp.config), for the report's
 # throughput boots; rwlock-lockstat (up to patch 10, the last whose lookups
-# take ima_iint_lock) and fixed-lockstat: the same with /proc/lock_stat.
+# take ima_iint_lock), rbtree-lockstat and fixed-lockstat: the same with
+# /proc/lock_stat.
 # kcsan: the fixed series under KCSAN (two CPUs), for `make stress`.
 # *-distro: Debian's LSM stack (configs/distro.config, distro-ima.config);
 # noima-distro, without IMA and EVM, is their reference.
@@ -91,12 +94,14 @@ noima    none  guest tpm noima
 vanilla  none  guest tpm ima
 baseline first guest tpm ima
 seed     4     guest tpm ima
+rbtree   11    guest tpm ima
 fixed    all   guest tpm ima
 debug    all   guest tpm ima debug
 kcsan    all   guest tpm ima kcsan
 vanilla-smp     none guest tpm ima smp
 fixed-smp       all  guest tpm ima smp
 rwlock-lockstat 10   guest tpm ima smp lockstat
+rbtree-lockstat 11   guest tpm ima smp lockstat
 fixed-lockstat  all  guest tpm ima smp lockstat
 noima-distro    none guest tpm distro noima
 vanilla-distro  none guest tpm ima distro distro-ima

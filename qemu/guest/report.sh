@@ -50,6 +50,10 @@ measurements() {
 snap() {	# snap NAME: the memory state now
 	cat /proc/slabinfo >"/out/snap/$1.slabinfo"
 	cat /proc/sys/fs/inode-nr >"/out/snap/$1.inode-nr"
+	# Fold the CPUs' pending counts into /proc/meminfo first (SMP kernels):
+	# its Slab also counts the kmallocs too large for a cache, which
+	# /proc/slabinfo does not list.
+	echo 1 >/proc/sys/vm/stat_refresh 2>/dev/null || :
 	grep -E '^(MemFree|Slab|SReclaimable|SUnreclaim):' /proc/meminfo >"/out/snap/$1.meminfo"
 	measurements >"/out/snap/$1.measurements"
 }

@@ -104,6 +104,12 @@ def first_int(path):
     return int(read_text(path).split()[0])
 
 
+# Kmallocs too large for a slab cache (more than two pages: an rhashtable's
+# bucket array, for one) come whole from the page allocator; the report
+# counts them as this one more cache.
+LARGE_KMALLOC = "(kmalloc of whole pages)"
+
+
 def slab_delta(before, after):
     """Growth of every cache between two snapshots; only caches that moved."""
     caches, totals = {}, {"objects": 0, "obj_bytes": 0, "slab_bytes": 0}
@@ -158,6 +164,9 @@ LOCK_FIELDS = ["con_bounces", "contentions", "acq_bounces", "acquisitions"]
 
 
 IMA_LOCK_NAME = re.compile(r"(?<![a-z])(ima|iint)(?=[_>\-\[]|$)")
+# The lock class of every rhashtable's bucket locks (lib/rhashtable.c names
+# one for all tables): IMA's iint table takes it to insert and erase.
+TABLE_LOCK = "rhashtable_bucket"
 
 
 def mt_repeats(params):

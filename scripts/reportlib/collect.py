@@ -8,9 +8,9 @@ import statistics
 import sys
 
 from .base import (
-    ANCHORS_2010, CASES, CLOCKS, DISTRO_REFERENCE, IMA_LOCK_NAME, KEY_CACHES, LOCK_FIELDS,
-    LOCK_STAT_LINE, MT_MODES, MT_REFERENCE, POLICIES, REFERENCE, SCHEMA, die, first_int,
-    fit_line, read_json, read_slabinfo, read_text, slab_delta, stats,
+    ANCHORS_2010, CASES, CLOCKS, DISTRO_REFERENCE, IMA_LOCK_NAME, KEY_CACHES, LARGE_KMALLOC,
+    LOCK_FIELDS, LOCK_STAT_LINE, MT_MODES, MT_REFERENCE, POLICIES, REFERENCE, SCHEMA, TABLE_LOCK, die,
+    first_int, fit_line, read_json, read_slabinfo, read_text, slab_delta, stats,
 )
 
 
@@ -65,6 +65,28 @@ def collect_variant(raw, v, params):
     return res
 
 
+def meminfo_slab_bytes(path):
+    for line in read_text(path).splitlines():
+        key, _, value = line.partition(":")
+        if key == "Slab":
+            return int(value.split()[0]) * 1024
+    die(f"{path}: no Slab line")
+
+
+def add_large_kmallocs(caches, totals, before, after):
+    """Add the whole-page kmallocs between snapshots BEFORE and AFTER (paths
+    without extension) to a slabinfo delta, as one more cache: /proc/meminfo's
+    Slab counts their pages with the caches', /proc/slabinfo does not."""
+    if not all(os.path.exists(f + ".meminfo") for f in (before, after)):
+        return
+    d = (meminfo_slab_bytes(after + ".meminfo") - meminfo_slab_bytes(before + ".meminfo")
+         - totals["slab_bytes"])
+    if d:
+        caches[LARGE_KMALLOC] = {"objects": 0, "obj_bytes": d, "slab_bytes": d, "objsize": 0}
+        totals["slab_bytes"] += d
+        totals["obj_bytes"] += d
+
+
 def collect_memory(wall, params):
     """The memory steps of one boot: the sweep, the measured files, sizes."""
     res = {}
@@ -77,6 +99,7 @@ def collect_memory(wall, params):
     for n, k in zip(params["sweep"], statted + [0] * len(params["sweep"])):
         total += k
         caches, totals = slab_delta(s0, read_slabinfo(snap(wall, f"sweep-{n}.slabinfo")))
+        add_large_kmallocs(caches, totals, snap(wall, "sweep-0"), snap(wall, f"sweep-{n}"))
         points.append({
             "n": n, "files_statted": total,
             "incore_inodes": first_int(snap(wall, f"sweep-{n}.inode-nr")) - nr0,
@@ -88,6 +111,7 @@ def collect_memory(wall, params):
     # 2. Measured files.
     mb, ma = snap(wall, "meas-before"), snap(wall, "meas-after")
     caches, totals = slab_delta(read_slabinfo(mb + ".slabinfo"), read_slabinfo(ma + ".slabinfo"))
+    add_large_kmallocs(caches, totals, mb, ma)
     files = first_int(os.path.join(wall, "meas-read"))
     res["measured"] = {
         "files_read": files,
@@ -113,8 +137,9 @@ def collect_memory(wall, params):
 
 def is_ima_lock(name):
     """IMA's lock classes: named after ima_* or an iint (ima_iint_lock,
-    &iint->mutex), not every class with "ima" inside ("primary")."""
-    return bool(IMA_LOCK_NAME.search(name.lower()))
+    &iint->mutex), not every class with "ima" inside ("primary"); and the
+    bucket locks of its hash table, a class shared with every rhashtable."""
+    return bool(IMA_LOCK_NAME.search(name.lower())) or name.startswith(TABLE_LOCK)
 
 
 def read_lock_stat(path):
@@ -320,7 +345,8 @@ def collect(out):
         "schema": SCHEMA,
         "parameters": params,
         "definitions": {
-            "bytes": "slab memory: growth of num_slabs x pages x 4096 in /proc/slabinfo",
+            "bytes": "slab memory: growth of num_slabs x pages x 4096 in /proc/slabinfo, plus "
+            "the kmallocs of whole pages (growth of /proc/meminfo's Slab beyond it)",
             "ima_overhead_bytes_per_inode": "unmeasured: (variant - noima) slab growth over the "
             "sweep's largest N, divided by N; measured: the same for the measured files, "
             "divided by their number",

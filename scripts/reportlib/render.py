@@ -5,8 +5,8 @@ import os
 import sys
 
 from .base import (
-    CASES, CASE_TEXT, CLOCKS, DISTRO_REFERENCE, KEY_CACHES, LOCK_FIELDS, MT_MODES,
-    MT_REFERENCE, PLOTS, POLICIES, POLICY_TEXT, REFERENCE, caches_to_show, f1,
+    CASES, CASE_TEXT, CLOCKS, DISTRO_REFERENCE, KEY_CACHES, LARGE_KMALLOC, LOCK_FIELDS, MT_MODES,
+    MT_REFERENCE, PLOTS, POLICIES, POLICY_TEXT, REFERENCE, TABLE_LOCK, caches_to_show, f1,
     kernel_version, mt_repeats, ordered, read_json, shares, table,
 )
 from .plots import plots
@@ -30,7 +30,8 @@ def render_md(res):
              f"{p['repeats']} repeats on the wall clock and {p['icount_repeats']} instruction-counted, "
              f"each the fastest of {p['passes']} back-to-back passes. "
              "Every figure below is in `results.json`; bytes are slab memory "
-             "(slabs × pages × 4096 from `/proc/slabinfo`), IMA overhead is a variant minus "
+             f"(slabs × pages × 4096 from `/proc/slabinfo`, and as `{LARGE_KMALLOC}` the kmallocs of "
+             "whole pages, which only `/proc/meminfo`'s Slab counts), IMA overhead is a variant minus "
              f"`{REFERENCE}` ({kernel_version(res)} with `CONFIG_IMA=n`) on the same workload.")
     L.append("")
     # Headline.
@@ -114,7 +115,8 @@ def render_md(res):
              "run interleaved, and a repeat counts its fastest of "
              f"{p['passes']} back-to-back passes (the host's other work only ever adds time). Unmeasured files are the sweep's, opened as uid 1000 (no tcb rule "
              "matches); measured files are the ones root read, so every open finds an iint "
-             "(vanilla: the inode blob's pointer; baseline: the radix tree; fixed: the rbtree). "
+             "(vanilla: the inode blob's pointer; baseline: the radix tree; rbtree: the lockless "
+             "rbtree; fixed: the hash table). "
              "Times are ns per open+close, median [min–max]; the ratio is vanilla's time over "
              "the variant's, with the range from the extremes.")
     L.append("")
@@ -138,6 +140,7 @@ def render_md(res):
         L.append("")
     L += eviction_md(res)
     L += two_cpus_md(res)
+    L += steps_md(res)
     L += distro_md(res)
     L += targets(res)
     L += cost_targets(res)
@@ -173,7 +176,7 @@ def eviction_md(res):
              "inodes it freed (the drop in `/proc/sys/fs/inode-nr`), median [min–max] over the "
              "repeats. Work an LSM defers to an RCU callback falls outside the "
              "window: vanilla's IMA does all its freeing there (`inode_free_security_rcu`), "
-             "while `baseline` and `fixed` look their tree up in `inode_free_security`, inside it.")
+             "while the series' variants look their tree or table up in `inode_free_security`, inside it.")
     L.append("")
     rows = []
     for v in vs:
@@ -185,6 +188,56 @@ def eviction_md(res):
     L += table(["variant", "inodes evicted per drop", "instructions per evicted inode",
                 f"IMA's share (variant − `{REFERENCE}`)", "speed vs vanilla"], rows,
                ["---", "---:", "---:", "---:", "---:"])
+    L.append("")
+    return L
+
+
+def steps_md(res):
+    """What the series' last lookup step bought: the rbtree (up to the
+    lockless walk) against the hash table that replaces it, beside vanilla."""
+    V, T = res["variants"], res.get("two_cpus") or {}
+    vs = [v for v in ("vanilla", "rbtree", "fixed") if v in V]
+    if vs != ["vanilla", "rbtree", "fixed"]:
+        return []
+    L = ["## What each lookup structure costs: rbtree against hash table", ""]
+    L.append("`rbtree` is the series up to its lockless rbtree walk, `fixed` the whole series, "
+             "whose last patch finds iints in a hash table instead. Bytes are IMA's overhead "
+             f"(variant − `{REFERENCE}`); instructions are `-icount` medians on one CPU, as "
+             "ratios to vanilla's (above 1: fewer instructions than vanilla).")
+    L.append("")
+    ov = {v: V[v]["ima_overhead_bytes_per_inode"] for v in vs}
+    rows = [["bytes per unmeasured inode"] + [f1(ov[v]["unmeasured"]) for v in vs],
+            ["bytes per measured file"] + [f1(ov[v]["measured"]) for v in vs]]
+    for case in CASES:
+        rows.append([f"open+close, {CASE_TEXT[case]}"]
+                    + [f"{V[v]['open_close_ratio_vs_vanilla']['icount'][case]:.4f}" for v in vs])
+    if all("eviction" in V[v] for v in vs):
+        rows.append(["evicting an unmeasured inode (instructions, ratio)"]
+                    + [f"{V[v]['eviction']['median']:.0f} ({V[v]['eviction']['ratio_vs_vanilla']:.3f})"
+                       for v in vs])
+    locks = {"vanilla": None, "rbtree": ("rbtree-lockstat", "ima_iint_lock"),
+             "fixed": ("fixed-lockstat", TABLE_LOCK)}
+    if all(lv in T and all("lock_stat" in T[lv]["modes"][m] for m in MT_MODES)
+           for lv, _ in filter(None, locks.values())):
+        cells = ["– (no structure)"]
+        for v in ("rbtree", "fixed"):
+            lv, cls = locks[v]
+            reps = [r for m in MT_MODES for r in T[lv]["modes"][m]["lock_stat"]["repeats"]]
+            opens = sum(r["opens"] for r in reps)
+            got = {k: sum(c[k] for r in reps for n, c in r["classes"].items() if n.startswith(cls))
+                   for k in ("acquisitions", "acq_bounces")}
+            cells.append(f"`{cls}`: {1000 * got['acquisitions'] / opens:.2f} / "
+                         f"{1000 * got['acq_bounces'] / opens:.2f}")
+        rows.append(["two CPUs: lookup structure's lock per 1,000 measured opens, "
+                     "acquisitions / acq-bounces"] + cells)
+    L += table(["", *[f"`{v}`" for v in vs]], rows, ["---"] + ["---:"] * len(vs))
+    L.append("")
+    L.append("Shared cache lines written per lookup, by construction: none on either structure. "
+             "The rbtree's walk reads the tree and its seqlock's sequence, and takes the lock "
+             "only for a second pass after a miss that raced a writer; the hash table's lookup "
+             "reads the table pointer, one bucket and its chain under RCU, and takes no lock at "
+             "all (the lock rows above check both). Vanilla reads a pointer in the inode's "
+             "own blob.")
     L.append("")
     return L
 
@@ -286,7 +339,8 @@ def two_cpus_md(res):
     L.append("")
     locked = [v for v in vs if all("lock_stat" in T[v]["modes"][m] for m in MT_MODES)]
     if locked:
-        L.append("IMA's lock classes in `/proc/lock_stat` (variants with `CONFIG_LOCK_STAT`; the "
+        L.append("IMA's lock classes in `/proc/lock_stat`, and `rhashtable_bucket`, the class of "
+                 "every hash table's bucket locks, IMA's among them (variants with `CONFIG_LOCK_STAT`; the "
                  "statistics are cleared before each openbench run and read after it), per 1,000 "
                  "opens, median over the repeats. *acq-bounces*: acquisitions that found the "
                  "lock's cache line on the other CPU; *contentions*: acquisitions that had to wait. "

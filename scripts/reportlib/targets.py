@@ -1,7 +1,7 @@
 """The targets the report reads its figures against (reported with a
 verdict, never asserted)."""
 
-from .base import CASES, CASE_TEXT, MT_MODES, MT_REFERENCE, f1, table, yes
+from .base import CASES, CASE_TEXT, MT_MODES, MT_REFERENCE, TABLE_LOCK, f1, table, yes
 
 
 def two_cpu_target_rows(res):
@@ -23,12 +23,24 @@ def two_cpu_target_rows(res):
             c = T["fixed-lockstat"]["modes"][mode]["lock_stat"]["per_1000_opens_median"]["contentions"]
             rows.append([f"fixed-lockstat: 0 contentions of IMA's locks per 1,000 opens: "
                          f"{CASE_TEXT['measured-' + mode]}", f"{c:.2f}", yes(c == 0)])
+    # The lookup structure's own lock, where lookups no longer take it: the
+    # rbtree's seqlock (its lockless walk only records a read, which stores
+    # nothing) and the hash table's bucket locks. The opens find iints that
+    # exist, so no insert or erase happens in the window.
+    for v, cls, fields in (("rbtree-lockstat", "ima_iint_lock", ("acq_bounces",)),
+                           ("fixed-lockstat", TABLE_LOCK, ("acquisitions", "acq_bounces"))):
+        if v not in locked:
+            continue
         for mode in MT_MODES:
-            b = sum(r["classes"].get(n, {}).get("acq_bounces", 0)
-                    for r in T["fixed-lockstat"]["modes"][mode]["lock_stat"]["repeats"]
-                    for n in r["classes"] if n.startswith("ima_iint_lock"))
-            rows.append([f"fixed-lockstat: lookups bounce no lock line (acq-bounces of `ima_iint_lock`, "
-                         f"all repeats): {CASE_TEXT['measured-' + mode]}", f"{b:,}", yes(b == 0)])
+            reps = T[v]["modes"][mode]["lock_stat"]["repeats"]
+            opens = sum(r["opens"] for r in reps)
+            got = {k: sum(c.get(k, 0) for r in reps for n, c in r["classes"].items()
+                          if n.startswith(cls)) for k in fields}
+            rows.append([f"{v}: the lookup structure's lock (`{cls}`) per 1,000 lookups, all repeats: "
+                         + " and ".join(f.replace("_", "-") for f in fields) + ": "
+                         + CASE_TEXT["measured-" + mode],
+                         " / ".join(f"{1000 * got[k] / opens:.2f}" for k in fields),
+                         yes(not any(got.values()))])
     return rows
 
 
@@ -73,7 +85,7 @@ def targets(res):
 # The cost targets: instructions on one CPU (fixed against vanilla,
 # -icount), bytes per measured file, the distribution stack with no policy,
 # and two CPUs. Read against the figures, never asserted.
-TARGETS_COST = {"speed_measured": 0.99, "speed_unmeasured": 1.00, "measured_extra_bytes": 32,
+TARGETS_COST = {"speed_measured": 0.99, "speed_unmeasured": 1.00, "measured_extra_bytes": 16,
                 "smp_speed": 0.95, "eviction_speed": 0.99}
 
 
