@@ -261,6 +261,20 @@ t_report_two_cpus() {	# the two-CPU section of a real run checks out, and damage
 	report_damaged 'r["two_cpus"]["rwlock-lockstat"]["modes"]["rdwr"]["lock_stat"]["repeats"][0]["per_1000_opens"]["acq_bounces"] += 1' \
 		"rwlock-lockstat: rdwr: acq_bounces per 1,000 opens does not follow" "$f"
 }
+t_report_steps() {	# the rbtree against the hash table, from a real run: rendered whole, and checked
+	local f=report-steps r
+	report_golden "$f" '## What each lookup structure costs' '## Against the cost targets'
+	r=$tmp/report-golden/report.md
+	for row in 'bytes per measured file' 'open+close, measured files, O_RDWR' \
+		'evicting an unmeasured inode' "two CPUs: lookup structure's lock"; do
+		grep -q "^| $row" "$r" || { echo "the lookup-structure table has no row '$row'"; return 1; }
+	done
+	grep -q "^| fixed-lockstat: the lookup structure's lock (\`rhashtable_bucket\`)" "$r" ||
+		{ echo "no target row for the hash table's bucket lock"; return 1; }
+	# A lock figure of the hash table's variant that does not follow from its classes.
+	report_damaged 'r["two_cpus"]["fixed-lockstat"]["modes"]["rdonly"]["lock_stat"]["repeats"][0]["per_1000_opens"]["acquisitions"] += 1' \
+		"fixed-lockstat: rdonly: acquisitions per 1,000 opens does not follow" "$f"
+}
 t_report_distro() {	# the distribution-stack section of a real run checks out, and damage to it is named
 	local f=report-distro
 	report_golden "$f" "## A distribution's LSM stack"
