@@ -200,8 +200,9 @@ def steps_md(res):
     if vs != ["vanilla", "rbtree", "fixed"]:
         return []
     L = ["## What each lookup structure costs: rbtree against hash table", ""]
-    L.append("`rbtree` is the series up to its lockless rbtree walk, `fixed` the whole series, "
-             "whose last patch finds iints in a hash table instead. Bytes are IMA's overhead "
+    L.append("`rbtree` is the series up to its lockless rbtree walk (patch 11), `fixed` the whole "
+             "series, which then finds iints in a hash table and drops the iint cache's "
+             "constructor (8 B per iint). Bytes are IMA's overhead "
              f"(variant − `{REFERENCE}`); instructions are `-icount` medians on one CPU, as "
              "ratios to vanilla's (above 1: fewer instructions than vanilla).")
     L.append("")
