@@ -155,17 +155,6 @@ def read_lock_stat(path):
     return classes
 
 
-def read_mt_runs(path):
-    """openbench -j output: one list of (opens, ns) passes per run."""
-    runs = []
-    for line in read_text(path).splitlines():
-        _, i, k, ns = line.split()
-        if i == "1":
-            runs.append([])
-        runs[-1].append((int(k), int(ns)))
-    return runs
-
-
 def collect_two_cpus(raw, v, params):
     rounds = [os.path.join(raw, v, f"smp-{r}") for r in range(1, params.get("smp_rounds", 1) + 1)]
     meta = read_json(os.path.join(raw, v, "variant.json"))
@@ -186,7 +175,7 @@ def collect_two_cpus(raw, v, params):
         # fastest pass, as opens per second. The rounds' repeats are pooled.
         runs, reps = [], []
         for d in rounds:
-            got = read_mt_runs(os.path.join(d, "mt", f"measured-{mode}"))
+            got = read_passes(os.path.join(d, "mt", f"measured-{mode}"))  # -j: opens per pass
             runs += got
             # Lock statistics: cleared before each openbench run, read after it.
             for r, run in enumerate(got, 1):
