@@ -169,6 +169,16 @@ IMA_LOCK_NAME = re.compile(r"(?<![a-z])(ima|iint)(?=[_>\-\[]|$)")
 TABLE_LOCK = "rhashtable_bucket"
 
 
+def class_per_1000_opens(two_cpu_variant, prefix, modes):
+    """Acquisitions and acq-bounces of the lock classes named PREFIX... per
+    1,000 opens, over every repeat of MODES of one CONFIG_LOCK_STAT variant."""
+    reps = [r for m in modes for r in two_cpu_variant["modes"][m]["lock_stat"]["repeats"]]
+    opens = sum(r["opens"] for r in reps)
+    return {k: 1000 * sum(c.get(k, 0) for r in reps for n, c in r["classes"].items()
+                          if n.startswith(prefix)) / opens
+            for k in ("acquisitions", "acq_bounces")}
+
+
 def mt_repeats(params):
     """Two-CPU repeats per variant: each round's boot runs an equal share."""
     rounds = params.get("smp_rounds", 1)

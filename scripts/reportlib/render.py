@@ -6,7 +6,8 @@ import sys
 
 from .base import (
     CASES, CASE_TEXT, CLOCKS, DISTRO_REFERENCE, KEY_CACHES, LARGE_KMALLOC, LOCK_FIELDS, MT_MODES,
-    MT_REFERENCE, PLOTS, POLICIES, POLICY_TEXT, REFERENCE, TABLE_LOCK, caches_to_show, f1,
+    MT_REFERENCE, PLOTS, POLICIES, POLICY_TEXT, REFERENCE, TABLE_LOCK, caches_to_show,
+    class_per_1000_opens, f1,
     kernel_version, mt_repeats, ordered, read_json, shares, table,
 )
 from .plots import plots
@@ -223,12 +224,8 @@ def steps_md(res):
         cells = ["– (no structure)"]
         for v in ("rbtree", "fixed"):
             lv, cls = locks[v]
-            reps = [r for m in MT_MODES for r in T[lv]["modes"][m]["lock_stat"]["repeats"]]
-            opens = sum(r["opens"] for r in reps)
-            got = {k: sum(c[k] for r in reps for n, c in r["classes"].items() if n.startswith(cls))
-                   for k in ("acquisitions", "acq_bounces")}
-            cells.append(f"`{cls}`: {1000 * got['acquisitions'] / opens:.2f} / "
-                         f"{1000 * got['acq_bounces'] / opens:.2f}")
+            got = class_per_1000_opens(T[lv], cls, MT_MODES)
+            cells.append(f"`{cls}`: {got['acquisitions']:.2f} / {got['acq_bounces']:.2f}")
         rows.append(["two CPUs: lookup structure's lock per 1,000 measured opens, "
                      "acquisitions / acq-bounces"] + cells)
     L += table(["", *[f"`{v}`" for v in vs]], rows, ["---"] + ["---:"] * len(vs))

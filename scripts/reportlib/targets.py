@@ -1,7 +1,9 @@
 """The targets the report reads its figures against (reported with a
 verdict, never asserted)."""
 
-from .base import CASES, CASE_TEXT, MT_MODES, MT_REFERENCE, TABLE_LOCK, f1, table, yes
+from .base import (
+    CASES, CASE_TEXT, MT_MODES, MT_REFERENCE, TABLE_LOCK, class_per_1000_opens, f1, table, yes,
+)
 
 
 def two_cpu_target_rows(res):
@@ -35,11 +37,7 @@ def two_cpu_target_rows(res):
         if v not in locked:
             continue
         for mode in MT_MODES:
-            reps = T[v]["modes"][mode]["lock_stat"]["repeats"]
-            opens = sum(r["opens"] for r in reps)
-            got = {k: 1000 * sum(c.get(k, 0) for r in reps for n, c in r["classes"].items()
-                                 if n.startswith(cls)) / opens
-                   for k in ("acquisitions", "acq_bounces")}
+            got = class_per_1000_opens(T[v], cls, [mode])
             want = "0 acq-bounces" + ("" if most is None else
                                       f", acquisitions below {most:g} (none by lookups)")
             rows.append([f"{v}: the lookup structure's lock (`{cls}`) per 1,000 opens, all "
