@@ -124,7 +124,7 @@ check-series: deps
 	@scripts/check-series.sh
 
 check-patches: deps
-	@for s in base am quilt export b4 checkpatch; do scripts/series.sh check $$s || exit 1; done
+	@for s in base am standalone quilt export b4 checkpatch; do scripts/series.sh check $$s || exit 1; done
 
 parse:
 	@test -n "$(LOG)" || { echo 'usage: make parse LOG=<KTAP log file | guest result folder>' >&2; exit 2; }

@@ -77,7 +77,8 @@ run_logged() {
 }
 
 # Variants, in one place. Fields: name, patches applied from `series`
-# (none | first | all | the first N), config fragments merged onto tinyconfig.
+# (none | first | all | the first N | evm: the EVM patches alone, as they are
+# posted on their own), config fragments merged onto tinyconfig.
 # seed: up to patch 4, "ima: move the open counters into struct inode", the
 # shape Eric Paris posted in October 2010 (three counters in every inode).
 # rbtree: up to patch 11, the series' last step on the rbtree (lockless
@@ -88,7 +89,8 @@ run_logged() {
 # /proc/lock_stat.
 # kcsan: the fixed series under KCSAN (two CPUs), for `make stress`.
 # *-distro: Debian's LSM stack (configs/distro.config, distro-ima.config);
-# noima-distro, without IMA and EVM, is their reference.
+# noima-distro, without IMA and EVM, is their reference; evm-lazy-distro is
+# the released kernel with only EVM's patches (state on demand).
 BASE_VARIANTS="
 noima    none  guest tpm noima
 vanilla  none  guest tpm ima
@@ -106,6 +108,7 @@ fixed-lockstat  all  guest tpm ima smp lockstat
 noima-distro    none guest tpm distro noima
 vanilla-distro  none guest tpm ima distro distro-ima
 fixed-distro    all  guest tpm ima distro distro-ima
+evm-lazy-distro evm  guest tpm ima distro distro-ima
 "
 VARIANTS_TABLE="$BASE_VARIANTS${EXTRA_VARIANTS:-}
 "
@@ -129,6 +132,7 @@ tree_key() {
 		none) echo vanilla ;;
 		first) echo baseline ;;
 		all) echo fixed ;;
+		evm) echo evm-lazy ;;
 		*) echo "prefix-$(variant_field "$1" 2)" ;;
 		esac
 	else
@@ -291,13 +295,15 @@ throwaway_variant() {
 }
 
 # kunit_py VERB SRC BUILD_DIR [--smp] [ARGS...]: kunit.py VERB (run, build)
-# in the tree SRC, building in BUILD_DIR, with the series' kunitconfig and
-# the project's (kunit/.kunitconfig), through ccache if there. --smp: on
+# in the tree SRC, building in BUILD_DIR, with the series' kunitconfigs (IMA's,
+# and EVM's once the series has EVM's suite) and the project's
+# (kunit/.kunitconfig), through ccache if there. --smp: on
 # x86_64 under QEMU with two CPUs and kunit/smp.kunitconfig, kunit/qemu/
 # first on PATH (kunit.py's QEMU without KVM, see there).
 kunit_py() {
-	local verb=$1 src=$2 build_dir=$3 cc=gcc path=$PATH smp_args=()
+	local verb=$1 src=$2 build_dir=$3 cc=gcc path=$PATH smp_args=() suites=(--kunitconfig=security/integrity/ima)
 	shift 3
+	[ ! -f "$src/security/integrity/evm/.kunitconfig" ] || suites+=(--kunitconfig=security/integrity/evm)
 	if [ "${1:-}" = --smp ]; then
 		shift
 		smp_args=(--arch=x86_64 '--qemu_args=-smp 2' --kunitconfig="$TOP/kunit/smp.kunitconfig")
@@ -308,6 +314,6 @@ kunit_py() {
 		export CCACHE_BASEDIR="$BUILD" CCACHE_NOHASHDIR=true
 	fi
 	(cd "$src" && PATH=$path /usr/bin/python3 tools/testing/kunit/kunit.py "$verb" \
-		--kunitconfig=security/integrity/ima --kunitconfig="$TOP/kunit/.kunitconfig" "${smp_args[@]}" \
+		"${suites[@]}" --kunitconfig="$TOP/kunit/.kunitconfig" "${smp_args[@]}" \
 		--build_dir="$build_dir" --jobs="$(nproc)" --make_options "CC=$cc" "$@")
 }

@@ -6,11 +6,12 @@
 #        scripts/series.sh dev              make the editable branch ima-slim/dev
 #                                           (worktree build/dev/src) from the series
 #        scripts/series.sh check STEP       one check of `make test` (STEP: base,
-#                                           am, quilt, same, export, b4, checkpatch)
+#                                           am, standalone, quilt, export, b4,
+#                                           checkpatch)
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 
-usage() { sed -n '4,11s/^# //p' "$0"; }
+usage() { sed -n '4,12s/^# //p' "$0"; }
 tree=$("$TOP/scripts/tree.sh")
 base=$(git -C "$tree" rev-parse base)
 export GIT_COMMITTER_DATE="$PINNED_DATE"
@@ -88,6 +89,12 @@ check_step() {
 	am)	# every patch applies with git am (the fixed variant is made that way)
 		fixed=$("$TOP/scripts/variant.sh" fixed)
 		git -C "$fixed" log --oneline "base..HEAD"
+		;;
+	standalone)	# EVM's patches apply with git am to the released tree
+		# alone, as they are posted on their own (variant evm-lazy-distro)
+		fixed=$("$TOP/scripts/variant.sh" evm-lazy-distro)
+		[ -n "$(git -C "$fixed" log --oneline base..HEAD)" ] || die "the series has no EVM patches to apply alone"
+		git -C "$fixed" log --oneline base..HEAD
 		;;
 	quilt)	# the same series applies with quilt push -a, to the same tree: the
 		# README's own command, run by scripts/readme.sh

@@ -59,10 +59,11 @@ for t in lint console_status evmctl_verdict verify_golden verify_corrupted_log \
 done
 
 # 2. The series: it names its base, applies with git am and quilt to the same
-#    tree, is what the export step writes, reads with b4, passes checkpatch.
+#    tree (and its EVM patches alone to the released tree), is what the
+#    export step writes, reads with b4, passes checkpatch.
 check "harness: broken_patch" "$TOP/scripts/selftest.sh" broken_patch
 # (quilt push -a is the README's block apply-quilt, run with the others below.)
-for s in base am export b4 checkpatch; do
+for s in base am standalone export b4 checkpatch; do
 	check "series: $s" "$TOP/scripts/series.sh" check "$s"
 done
 
