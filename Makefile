@@ -60,6 +60,7 @@ help:
 	@echo 'make parse LOG=...   re-read a KTAP log (KUnit, suite.ktap) or a guest result folder'
 	@echo 'variants: noima vanilla baseline seed rbtree fixed debug kcsan, vanilla-smp fixed-smp'
 	@echo '          rwlock-lockstat rbtree-lockstat fixed-lockstat, noima-distro vanilla-distro fixed-distro'
+	@echo '          evm-lazy-distro (the released kernel with only the EVM patches)'
 	@echo 'kernels:  mainline (default; configs/kernel.pin, patches/, series) or KERNEL=6.12 (stable/6.12/)'
 
 deps:

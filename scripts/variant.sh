@@ -3,13 +3,12 @@
 # tree at build/trees/KEY/src (shared by the variants that apply the same
 # patches; build/<variant>/src links to it), on branch ima-slim/KEY, with
 # the variant's prefix of `series` (or EVM's patches alone) applied by
-# `git am`. Re-applies only
-# when the series changed.
+# `git am`. Re-applies only when the series changed.
 # Usage: scripts/variant.sh VARIANT     Prints build/<variant>/src.
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 
-if [ $# -ne 1 ] || [ "$1" = --help ]; then sed -n '2,8s/^# //p' "$0"; exit 0; fi
+if [ $# -ne 1 ] || [ "$1" = --help ]; then sed -n '2,7s/^# //p' "$0"; exit 0; fi
 variant=$1
 lock_variant "$variant"
 which=$(variant_field "$variant" 2)
