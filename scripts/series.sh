@@ -92,9 +92,10 @@ check_step() {
 		;;
 	standalone)	# EVM's patches apply with git am to the released tree
 		# alone, as they are posted on their own (variant evm-lazy-distro)
-		fixed=$("$TOP/scripts/variant.sh" evm-lazy-distro)
-		[ -n "$(git -C "$fixed" log --oneline base..HEAD)" ] || die "the series has no EVM patches to apply alone"
-		git -C "$fixed" log --oneline base..HEAD
+		local applied
+		applied=$(git -C "$("$TOP/scripts/variant.sh" evm-lazy-distro)" log --oneline base..HEAD)
+		[ -n "$applied" ] || die "the series has no EVM patches to apply alone"
+		echo "$applied"
 		;;
 	quilt)	# the same series applies with quilt push -a, to the same tree: the
 		# README's own command, run by scripts/readme.sh
