@@ -7,6 +7,8 @@
 SHELL := /bin/bash
 V ?= vanilla
 VARIANTS ?= vanilla baseline fixed
+# The EVM suite needs a distribution's LSM stack (configs/distro.config).
+EVM_VARIANTS ?= vanilla-distro evm-lazy-distro fixed-distro
 # The report also measures `seed`, the series up to the 2010 posting's shape,
 # `rbtree`, the series up to its last rbtree step (against the hash table
 # that follows), two CPUs (throughput, and IMA's locks in /proc/lock_stat
@@ -17,7 +19,7 @@ REPORT_VARIANTS ?= vanilla baseline seed rbtree fixed vanilla-smp fixed-smp rwlo
 	rbtree-lockstat fixed-lockstat noima-distro vanilla-distro fixed-distro
 export KERNEL KERNEL_SRC BUILD
 
-.PHONY: all help deps tree src config build boot suite kunit kunit-smp kunit-mutants kunit-smp-mutants suite-mutants bench dev export check-patches check-series lockdep \
+.PHONY: all help deps tree src config build boot suite evm-suite kunit kunit-smp kunit-mutants kunit-smp-mutants suite-mutants bench dev export check-patches check-series lockdep \
 	stress stress-short stress-demo \
 	parse test selftest summary clean clean-src
 
@@ -41,6 +43,7 @@ help:
 	@echo 'make build V=...     the guest bzImage in build/V/'
 	@echo 'make boot V=...      boot it under QEMU + swtpm and verify the IMA log'
 	@echo 'make suite           the in-guest IMA suite (KTAP) on $(VARIANTS), table case x variant'
+	@echo 'make evm-suite       the in-guest EVM suite (an HMAC key, appraise_tcb) on $(EVM_VARIANTS)'
 	@echo 'make kunit V=...     the KUnit suites on UML (kunit.py run; default V=fixed)'
 	@echo 'make kunit-smp V=... the KUnit suites on x86_64, 2 CPUs under QEMU, KASAN (default V=fixed)'
 	@echo 'make kunit-mutants   each deliberate bug in kunit/mutants/ must fail the cases it names'
@@ -60,7 +63,8 @@ help:
 	@echo 'make parse LOG=...   re-read a KTAP log (KUnit, suite.ktap) or a guest result folder'
 	@echo 'variants: noima vanilla baseline seed rbtree fixed debug kcsan, vanilla-smp fixed-smp'
 	@echo '          rwlock-lockstat rbtree-lockstat fixed-lockstat, noima-distro vanilla-distro fixed-distro'
-	@echo '          evm-lazy-distro (the released kernel with only the EVM patches)'
+	@echo '          evm-lazy-distro (the released kernel with only the EVM patches),'
+	@echo '          vanilla-evm evm-lazy fixed-evm (small kernels for the EVM suite)'
 	@echo 'kernels:  mainline (default; configs/kernel.pin, patches/, series) or KERNEL=6.12 (stable/6.12/)'
 
 deps:
@@ -83,6 +87,9 @@ boot: build
 
 suite: deps
 	@scripts/suite.sh $(VARIANTS)
+
+evm-suite: deps
+	@scripts/suite.sh --test evm $(EVM_VARIANTS)
 
 kunit: deps
 	@scripts/kunit.sh $(if $(filter command line,$(origin V)),$(V),fixed)

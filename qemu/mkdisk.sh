@@ -7,7 +7,7 @@
 #   RUN_DIR/expected-measurements.txt: "sha256:<hex> <guest path>" for each
 #   file that root reads or runs in the test.
 # Usage: qemu/mkdisk.sh TEST RUN_DIR     Prints the test disk's path.
-#   TEST: boot | hang | concurrency | fill | suite | stress | report
+#   TEST: boot | hang | concurrency | fill | suite | evm | stress | report
 #   RESULTS_MB: the results disk's size. suite: the disk also holds
 #   /manifest, the sha256 of every file as the host computed it, for the
 #   guest's cases to compare.
@@ -76,6 +76,16 @@ suite)
 	rm "$stage/change.after"
 	cp "$stage/manifest" "$run/manifest"
 	mkfs "$img" "$stage" $(( $(find "$stage" | wc -l) + 256 )) $(( $(du -sm "$stage" | cut -f1) + 32 ))
+	rm -rf "$stage"
+	;;
+evm)
+	# The EVM suite (qemu/guest/evm.sh) labels its files itself, under its
+	# key: a folder per case, and two files without labels.
+	img=$run/disk.img stage=$run/disk-stage
+	rm -rf "$stage" && mkdir -p "$stage"/{unlabelled,new,meta,tamper,ovl/lower,ovl/upper,ovl/work}
+	echo "ima-slim evm: no labels, read" >"$stage/unlabelled/read"
+	echo "ima-slim evm: no labels, labelled by root" >"$stage/unlabelled/setxattr"
+	mkfs "$img" "$stage" 256 32
 	rm -rf "$stage"
 	;;
 stress)

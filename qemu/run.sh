@@ -7,7 +7,8 @@
 #   QEMU options, e.g. "-icount shift=0" for instruction-counted time)
 #   GUEST_MEM (1G), GUEST_SMP (1), GUEST_CMDLINE (extra kernel arguments),
 #   IMA_POLICY (tcb: ima_policy=tcb; none: no built-in policy, as a
-#   distribution boots).
+#   distribution boots; appraise_tcb: ima_policy=appraise_tcb, enforcing;
+#   the default is tcb, and appraise_tcb for TEST evm).
 #   (console.log: ttyS0, the kernel's console; ktap.log: ttyS1, where guest
 #   tests write KTAP, away from kernel messages).
 # Exit: 0 pass, 1 test failure, 2 harness or infrastructure error.
@@ -16,7 +17,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../scripts/common.sh"
 . "$here/lib.sh"
 
-usage() { sed -n '2,13s/^# //p' "$0"; }
+usage() { sed -n '2,14s/^# //p' "$0"; }
 timeout_s=${BOOT_TIMEOUT:-300}
 args=()
 while [ $# -gt 0 ]; do
@@ -63,10 +64,13 @@ if ! [ -S "$sock" ] || ! kill -0 "$swtpm_pid" 2>/dev/null; then
 	die "$variant: swtpm did not start (socket $sock; log $run/swtpm.log)"
 fi
 
-case ${IMA_POLICY:-tcb} in
+default_policy=tcb
+[ "$test" != evm ] || default_policy=appraise_tcb
+case ${IMA_POLICY:-$default_policy} in
 tcb) policy=ima_policy=tcb ;;
+appraise_tcb) policy=ima_policy=appraise_tcb ;;
 none) policy= ;;
-*) die "IMA_POLICY='$IMA_POLICY': give tcb or none" ;;
+*) die "IMA_POLICY='$IMA_POLICY': give tcb, appraise_tcb or none" ;;
 esac
 cmdline="console=ttyS0 panic=-1 $policy slab_nomerge ima_slim.test=$test"
 # Under TCG, a kernel with KASAN, kmemleak and lockdep takes longer than
@@ -169,9 +173,9 @@ disk_full() {
 }
 [ -f "$run/out/status" ] || { disk_full || true; die "$variant: the guest left no status on its disk"; }
 rc=0
-if [ "$test" = suite ]; then
-	# The suite's verdict is its KTAP, case by case, not the guest's status.
-	"$here/suite.sh" "$run" || rc=$?
+if [ "$test" = suite ] || [ "$test" = evm ]; then
+	# A suite's verdict is its KTAP, case by case, not the guest's status.
+	"$here/suite.sh" "$run" "$test" || rc=$?
 elif [ "$(cat "$run/out/status")" != 0 ]; then
 	disk_full || true
 	tail -n 20 "$run/out/guest.log" >&2

@@ -91,6 +91,9 @@ run_logged() {
 # *-distro: Debian's LSM stack (configs/distro.config, distro-ima.config);
 # noima-distro, without IMA and EVM, is their reference; evm-lazy-distro is
 # the released kernel with only EVM's patches (state on demand).
+# vanilla-evm, evm-lazy, fixed-evm: small kernels with what the in-guest
+# EVM suite needs (configs/evm.config), for checks with less time than the
+# distribution's stack takes to build.
 BASE_VARIANTS="
 noima    none  guest tpm noima
 vanilla  none  guest tpm ima
@@ -109,6 +112,9 @@ noima-distro    none guest tpm distro noima
 vanilla-distro  none guest tpm ima distro distro-ima
 fixed-distro    all  guest tpm ima distro distro-ima
 evm-lazy-distro evm  guest tpm ima distro distro-ima
+vanilla-evm     none guest tpm ima evm
+evm-lazy        evm  guest tpm ima evm
+fixed-evm       all  guest tpm ima evm
 "
 VARIANTS_TABLE="$BASE_VARIANTS${EXTRA_VARIANTS:-}
 "

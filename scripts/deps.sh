@@ -28,8 +28,10 @@ b4                   proving b4 am reads the exported series
 shfmt                parsing the scripts for scripts/commands.py
 git                  the kernel trees and the series
 jq                   results.json
-e2fsprogs            mkfs.ext4 -d and debugfs for the guest disk
+e2fsprogs            mkfs.ext4 -d and debugfs for the guest disk (debugfs in the guest too)
 busybox-static       the guest's userland
+keyutils             keyctl in the guest: EVM's HMAC key
+attr                 getfattr, setfattr in the guest: EVM's and IMA's labels
 qemu-system-x86      booting the guest
 swtpm                the guest's software TPM
 swtpm-tools          swtpm_setup
@@ -57,6 +59,7 @@ tar
 gzip
 xz-utils
 util-linux
+libc-bin
 procps
 debianutils
 dpkg

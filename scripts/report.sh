@@ -8,9 +8,13 @@
 # multi-threaded TCG, REPORT_SMP_ROUNDS times, taking turns with the other
 # two-CPU variants: one openbench thread per CPU on the measured files. A
 # variant with a distribution's LSM stack (configs/distro.config) is booted
-# twice for memory only: with no IMA policy, as a distribution boots, and
-# with ima_policy=tcb; each LSM's share of the inode blob is read out of its
-# vmlinux (scripts/lsm-shares.sh).
+# three times for memory only: with no IMA policy, as a distribution boots,
+# with ima_policy=tcb, and with EVM given an HMAC key under
+# ima_policy=appraise_tcb (fix mode: the files root reads are labelled, then
+# read again from the disk and verified), and once more with the key on
+# instruction-counted time (open+close of labelled files, creating files);
+# each LSM's share of the inode blob is read out of its vmlinux
+# (scripts/lsm-shares.sh).
 # Usage: scripts/report.sh [--smoke] [--out DIR] [VARIANT...]
 #   VARIANT: default noima vanilla baseline fixed (noima and vanilla are
 #   always run: they are the references).
@@ -21,13 +25,14 @@
 #   1000, growing, at least two), REPORT_MEASURED=10000, REPORT_HOT=10000 (files per timed
 #   pass), REPORT_REPEATS=7 (wall clock), REPORT_ICOUNT_REPEATS=3,
 #   REPORT_PASSES=3 (passes per repeat; a repeat counts its fastest),
+#   REPORT_CREATED=500 (files created per pass with EVM's key),
 #   REPORT_SMP_ROUNDS=3 (two-CPU boots per variant, taking turns; they share
 #   the repeats), GUEST_MEM=2G. Exit: 0 made and consistent, 1 inconsistent,
 #   2 broken.
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 
-usage() { sed -n '2,18s/^# //p' "$0"; }
+usage() { sed -n '2,23s/^# //p' "$0"; }
 smoke='' out=''
 variants=()
 while [ $# -gt 0 ]; do
@@ -43,12 +48,12 @@ done
 if [ -n "$smoke" ]; then
 	sweep=${REPORT_SWEEP:-5000,20000} measured=${REPORT_MEASURED:-1000}
 	hot=${REPORT_HOT:-2000} repeats=${REPORT_REPEATS:-3} icount_repeats=${REPORT_ICOUNT_REPEATS:-2}
-	passes=${REPORT_PASSES:-2} smp_rounds=${REPORT_SMP_ROUNDS:-1}
+	passes=${REPORT_PASSES:-2} smp_rounds=${REPORT_SMP_ROUNDS:-1} created=${REPORT_CREATED:-200}
 	out=${out:-$BUILD/report-smoke} name=report-smoke
 else
 	sweep=${REPORT_SWEEP:-10000,50000,100000,200000} measured=${REPORT_MEASURED:-10000}
 	hot=${REPORT_HOT:-10000} repeats=${REPORT_REPEATS:-7} icount_repeats=${REPORT_ICOUNT_REPEATS:-3}
-	passes=${REPORT_PASSES:-3} smp_rounds=${REPORT_SMP_ROUNDS:-3}
+	passes=${REPORT_PASSES:-3} smp_rounds=${REPORT_SMP_ROUNDS:-3} created=${REPORT_CREATED:-500}
 	out=${out:-$BUILD/report} name=report
 fi
 export GUEST_MEM=${GUEST_MEM:-2G}
@@ -65,7 +70,8 @@ max_n=$prev
 # Overhead against N is a least-squares line: one size gives no slope.
 [[ $sweep == *,* ]] || die "REPORT_SWEEP='$sweep': give at least two sizes, the report fits a line through them"
 for pair in "REPORT_MEASURED=$measured" "REPORT_HOT=$hot" "REPORT_REPEATS=$repeats" \
-	"REPORT_ICOUNT_REPEATS=$icount_repeats" "REPORT_PASSES=$passes" "REPORT_SMP_ROUNDS=$smp_rounds"; do
+	"REPORT_ICOUNT_REPEATS=$icount_repeats" "REPORT_PASSES=$passes" "REPORT_SMP_ROUNDS=$smp_rounds" \
+	"REPORT_CREATED=$created"; do
 	[[ ${pair#*=} =~ ^[1-9][0-9]*$ ]] || die "$pair is not a positive whole number"
 done
 if ! [[ $hot =~ 000$ ]] || [ "$hot" -gt "$max_n" ]; then
@@ -99,19 +105,25 @@ done
 # ttyS1 as it comes, its results copied under raw/VARIANT/CLOCK.
 boot() {
 	local v=$1 clock=$2 steps=$3 reps=$4 run rc=0 seen=0 lines pid t0 qemu_args=
-	local run_name=$name-$v-$clock smp=1 policy=tcb
+	local run_name=$name-$v-$clock smp=1 policy=tcb extra=
 	run=$BUILD/runs/$run_name
 	case $clock in
 	icount) qemu_args="-icount shift=0,sleep=off" ;;
 	# Each vCPU on its own host thread: the two really run at once.
 	smp-*) qemu_args="-accel tcg,thread=multi" smp=2 ;;
 	policy-none) policy=none ;;
+	# EVM with its key, IMA appraising what root owns: fix mode, so that
+	# the first read labels the report's files (security.ima, and EVM's
+	# HMAC of it) and the second is verified.
+	policy-evm) policy=appraise_tcb extra="ima_appraise=fix ima_slim.evm_key=1" ;;
+	evm-icount) policy=appraise_tcb qemu_args="-icount shift=0,sleep=off"
+		extra="ima_appraise=fix ima_slim.evm_key=1 ima_slim.created=$created" ;;
 	esac
 	t0=$(date -u +%FT%TZ)
 	say "report: $v: boot ($clock clock; steps $steps)"
 	rm -f "$run/ktap.log"	# the last run's progress is not this one's
 	RUN_NAME=$run_name QEMU_ARGS=$qemu_args GUEST_SMP=$smp IMA_POLICY=$policy REPORT_FILES=$max_n REPORT_MEASURED=$measured \
-		GUEST_CMDLINE="ima_slim.steps=$steps ima_slim.sweep=$sweep ima_slim.repeats=$reps ima_slim.passes=$passes ima_slim.hot=$hot ${GUEST_CMDLINE:-}" \
+		GUEST_CMDLINE="ima_slim.steps=$steps ima_slim.sweep=$sweep ima_slim.repeats=$reps ima_slim.passes=$passes ima_slim.hot=$hot $extra ${GUEST_CMDLINE:-}" \
 		"$TOP/qemu/run.sh" "$v" report --timeout "${REPORT_TIMEOUT:-1800}" &
 	pid=$!
 	while kill -0 "$pid" 2>/dev/null; do
@@ -144,6 +156,10 @@ for v in "${variants[@]}"; do
 	elif [[ $frags == *" distro "* ]]; then
 		boot "$v" policy-none sweep,measured,sizes "$repeats"
 		boot "$v" policy-tcb sweep,measured,sizes "$repeats"
+		boot "$v" policy-evm sweep,measured,verify,sizes "$repeats"
+		# What EVM's key costs an open and a creation, in instructions
+		# (the reference has no EVM to give a key to).
+		[[ $frags == *" noima "* ]] || boot "$v" evm-icount measured,evmcost "$icount_repeats"
 		"$TOP/scripts/lsm-shares.sh" "$d/obj/vmlinux" >"$raw/$v/lsm-shares"
 	else
 		boot "$v" wall sweep,measured,hot,sizes "$repeats"
@@ -174,11 +190,13 @@ say "report: analysing"
 jq -n --arg started "$started" --arg finished "$(date -u +%FT%TZ)" --arg sweep "$sweep" \
 	--argjson measured "$measured" --argjson hot "$hot" --argjson repeats "$repeats" \
 	--argjson icount_repeats "$icount_repeats" --argjson passes "$passes" --argjson smp_rounds "$smp_rounds" --arg mem "$GUEST_MEM" --arg tree "$(tree_id)" \
+	--argjson created "$created" \
 	--argjson smoke "$([ -n "$smoke" ] && echo true || echo false)" --arg variants "${variants[*]}" \
 	'{started: $started, finished: $finished, kernel_tree: $tree, smoke: $smoke,
 	  variants: ($variants | split(" ")), sweep: ($sweep | split(",") | map(tonumber)),
 	  measured_files: $measured, hot_files: $hot, repeats: $repeats,
-	  icount_repeats: $icount_repeats, passes: $passes, smp_rounds: $smp_rounds, guest_mem: $mem}' >"$raw/parameters.json"
+	  icount_repeats: $icount_repeats, passes: $passes, smp_rounds: $smp_rounds, guest_mem: $mem,
+	  created_files: $created}' >"$raw/parameters.json"
 /usr/bin/python3 "$TOP/scripts/report.py" collect "$out"
 /usr/bin/python3 "$TOP/scripts/report.py" render "$out"
 rm -rf "$final"

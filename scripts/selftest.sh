@@ -84,6 +84,18 @@ t_suite_guest_stopped() {	# a guest that stopped halfway leaves its suite short:
 	head -n 8 "$data/suite-vanilla/ktap.log" >"$tmp/suite-short/ktap.log"
 	expect_fail 1 'ima_guest' "$TOP/qemu/suite.sh" "$tmp/suite-short"
 }
+t_evm_golden() {	# a real guest's EVM suite, wrapped and parsed by kunit.py: every case passes
+	rm -rf "$tmp/evm" && cp -r "$data/evm-vanilla" "$tmp/evm"
+	"$TOP/qemu/suite.sh" "$tmp/evm" evm >/dev/null &&
+	[ "$(jq '[.. | objects | select(has("test_cases")) | .test_cases[]] | length' "$tmp/evm/suite.json")" -eq 12 ]
+}
+t_evm_case_failed() {	# one EVM case the guest reported as failed fails the suite
+	rm -rf "$tmp/evm-fail" && cp -r "$data/evm-vanilla" "$tmp/evm-fail"
+	sed -i 's/^    ok \([0-9]*\) offline_evm_change_refused$/    # FAIL: planted\n    not ok \1 offline_evm_change_refused/; s/^ok 1 evm_guest$/not ok 1 evm_guest/' \
+		"$tmp/evm-fail/ktap.log"
+	grep -q 'not ok [0-9]* offline_evm_change_refused' "$tmp/evm-fail/ktap.log" || { echo "could not plant the failure"; return 1; }
+	expect_fail 1 'FAILED.*offline_evm_change_refused' "$TOP/qemu/suite.sh" "$tmp/evm-fail" evm
+}
 t_kernel_src_dirty() {	# a dirty KERNEL_SRC is refused and left alone
 	fake_kernel "$tmp/ksrc-dirty" "$KERNEL_SERIES"
 	echo change >>"$tmp/ksrc-dirty/Makefile"

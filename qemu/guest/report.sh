@@ -6,6 +6,10 @@
 #      /proc/sys/fs/inode-nr after each slice; nothing is opened;
 #   2. measured: root reads every file of /mnt/meas (tcb measures each),
 #      slabinfo and the measurement count before and after;
+#   2b. verify (only when asked for, on a boot that gave EVM its key with
+#      ima_slim.evm_key=1 under appraise_tcb in fix mode, where step 2
+#      labelled the files): the same files read again from the disk, their
+#      inodes evicted first, so that EVM checks each one's HMAC;
 #   3. hot path: openbench times open+close, ima_slim.repeats= times per
 #      case, each time ima_slim.passes= passes back to back, cases
 #      interleaved (unmeasured files as uid 1000, O_RDONLY and O_RDWR;
@@ -21,6 +25,12 @@
 #      sweep are statted into core and evicted by drop_caches, timed,
 #      ima_slim.passes= times per repeat, ima_slim.repeats= repeats
 #      (openbench evict);
+#   7. evmcost (only when asked for, on a boot with EVM's key, after step
+#      2 labelled the measured files): open+close of those files as root
+#      (appraised and verified already: each open finds IMA's and EVM's
+#      state) and the creation of ima_slim.created= new files in
+#      /mnt/created (each labelled at its close), ima_slim.repeats= times
+#      each, ima_slim.passes= passes per repeat;
 # ima_slim.steps= picks some of them (default: sweep,measured,hot,sizes);
 # a hot-path-only boot still reads the measured files first (no sweep).
 # Progress goes to ttyS1 ("# report: ..."), results to /out.
@@ -57,7 +67,14 @@ snap() {	# snap NAME: the memory state now
 	grep -E '^(MemFree|Slab|SReclaimable|SUnreclaim):' /proc/meminfo >"/out/snap/$1.meminfo"
 	measurements >"/out/snap/$1.measurements"
 }
+# EVM's key first: a file of /out made before it would have no HMAC, and
+# appraise_tcb refuses it once EVM has one. A kernel without EVM (the
+# reference) does the same work with none.
+if [ "$(param evm_key)" = 1 ] && [ -e /sys/kernel/security/evm ]; then
+	load_evm_key || { echo "report: EVM refused its key"; exit 2; }
+fi
 mkdir -p /out/snap /out/hot
+cat /sys/kernel/security/evm >/out/evm 2>/dev/null || echo none >/out/evm
 uname -r >/out/release
 # The LSMs that hold a share of every inode's security blob: the active ones.
 cat /sys/kernel/security/lsm >/out/lsm 2>/dev/null || : >/out/lsm
@@ -94,6 +111,18 @@ snap meas-before
 # shellcheck disable=SC2086
 openbench read $meas_dirs >/out/meas-read
 snap meas-after
+
+# 2b. The same files, each verified by EVM as it comes back from the disk.
+if step verify; then
+	progress "verify: root reads the files of /mnt/meas again, from the disk"
+	sync
+	echo 3 >/proc/sys/vm/drop_caches
+	sleep 1
+	snap verify-before
+	# shellcheck disable=SC2086
+	openbench read $meas_dirs >/out/verify-read
+	snap verify-after
+fi
 
 step hot || repeats=0
 # 3. The hot path. Unmeasured: the first files of the sweep, in core
@@ -144,6 +173,19 @@ if step evict; then
 		progress "evict: $hot unmeasured inodes at a time, measured files held open: repeat $r of $(param repeats)"
 		# shellcheck disable=SC2086
 		openbench evict -n "$hot" -r "$passes" $keep $many_dirs >>/out/evict
+		r=$((r + 1))
+	done
+fi
+
+# 7. With EVM's key: existing files opened, new files made.
+if step evmcost; then
+	mkdir -p /out/evmcost /mnt/created
+	r=1
+	while [ "$r" -le "$(param repeats)" ]; do
+		progress "evmcost: labelled files opened, $(param created) files created: repeat $r of $(param repeats)"
+		# shellcheck disable=SC2086
+		openbench time -n "$hot" -r "$passes" $meas_dirs >>/out/evmcost/existing-rdonly
+		openbench create -n "$(param created)" -r "$passes" /mnt/created >>/out/evmcost/create
 		r=$((r + 1))
 	done
 fi

@@ -8,17 +8,10 @@
 # custom policy replaces tcb, so it comes last but for the check at rest.
 # Sourced by /init with `set -e`; the log, PCRs and dmesg go to /out.
 
+# shellcheck source=qemu/guest/ktap.sh
+. /tests/ktap.sh
 ima=/sys/kernel/security/ima
 log=$ima/ascii_runtime_measurements
-ktap_tty=/dev/ttyS1
-stty -F "$ktap_tty" raw -echo 2>/dev/null || true
-
-emit() {
-	printf '%s\n' "$*" >>/out/ktap
-	printf '%s\n' "$*" >"$ktap_tty" 2>/dev/null || true
-}
-fail() { echo "FAIL: $*"; exit 1; }
-skip() { echo "$*" >/tmp/skip-reason; exit 77; }
 # The sha256 the host computed for a file, as "sha256:<hex>".
 expected() {
 	d=$(awk -v p="$1" '$2 == p {print $1}' /mnt/manifest)
@@ -32,9 +25,6 @@ entries() {
 # Violation entries: the template hash is all zeros.
 violation_entries() { awk -v p="$1" '$5 == p && $2 ~ /^0+$/ {n++} END {print n + 0}' "$log"; }
 violations() { cat "$ima/violations"; }
-expect_eq() {	# expect_eq WHAT GOT WANT
-	[ "$2" = "$3" ] || fail "$1: got $2, expected $3"
-}
 # expect_one_violation FILE CAUSE COUNTER_BEFORE: one more violation, an
 # all-zero entry for FILE, and the kernel's audit message with its cause.
 expect_one_violation() {
@@ -204,42 +194,13 @@ case_counters_at_rest() {
 		expect_eq "reports of an inode freed with open counts" "$reports" 0
 	fi
 }
-case_no_kernel_warning() {
-	! dmesg | grep -E 'WARNING:|BUG:|Oops|possible (circular|recursive) locking|suspicious RCU' ||
-		fail "the kernel warned during the suite (above)"
-}
 
 cases="root_read_measured_once other_uid_read_not_measured tmpfs_not_measured
 bprm_check_script bprm_check_elf mmap_check remeasured_after_change
 unchanged_not_remeasured violation_open_writers violation_tomtou
 violation_open_writers_once violation_tomtou_once no_violation_after_close custom_policy counters_at_rest no_kernel_warning"
 
-: >/out/ktap
-emit "    KTAP version 1"
-emit "    # Subtest: ima_guest"
-emit "    1..$(echo "$cases" | wc -w)"
-n=0 failed=0
-for c in $cases; do
-	n=$((n + 1))
-	echo "=== $c"
-	rm -f /tmp/skip-reason
-	# Not in an `||` list: there, `set -e` would be off inside the case.
-	set +e
-	( set -e; "case_$c" ) >/tmp/case.log 2>&1
-	rc=$?
-	set -e
-	cat /tmp/case.log
-	if [ "$rc" = 0 ]; then
-		emit "    ok $n $c"
-	elif [ "$rc" = 77 ]; then
-		emit "    ok $n $c # SKIP $(cat /tmp/skip-reason)"
-	else
-		tail -n 5 /tmp/case.log | sed 's/^/    # /' | while IFS= read -r l; do emit "$l"; done
-		emit "    not ok $n $c"
-		failed=1
-	fi
-done
-if [ "$failed" = 0 ]; then emit "ok 1 ima_guest"; else emit "not ok 1 ima_guest"; fi
+ktap_run ima_guest "$cases"
 
 save_ima_state
 dmesg >/out/dmesg

@@ -185,13 +185,24 @@ def mt_repeats(params):
     return rounds * -(-params["repeats"] // rounds)
 
 
-POLICIES = ["none", "tcb"]
+# The distribution-stack boots. evm: EVM given an HMAC key, IMA appraising
+# in fix mode under appraise_tcb, so the files root reads are labelled, then
+# read again from the disk and verified. Reports made before it have none.
+POLICIES = ["none", "tcb", "evm"]
 
 
-POLICY_TEXT = {"none": "no IMA policy (a distribution's default boot)", "tcb": "`ima_policy=tcb`"}
+POLICY_TEXT = {"none": "no IMA policy (a distribution's default boot)", "tcb": "`ima_policy=tcb`",
+               "evm": "EVM's HMAC key, `ima_policy=appraise_tcb` (fix mode)"}
+POLICY_CMDLINE = {"none": "none", "tcb": "ima_policy=tcb", "evm": "ima_policy=appraise_tcb"}
 
 
 DISTRO_REFERENCE = "noima-distro"
+# With EVM's key (the distribution stack's instruction-counted boot): root
+# opens and closes labelled files, and creates new ones; against vanilla's.
+EVM_COST_CASES = ["existing-rdonly", "create"]
+EVM_COST_TEXT = {"existing-rdonly": "open+close of a labelled file (O_RDONLY, root)",
+                 "create": "creating a file (open O_CREAT, close: labelled)"}
+EVM_COST_REFERENCE = "vanilla-distro"
 
 
 def yes(ok):

@@ -7,8 +7,9 @@ import os
 import sys
 
 from .base import (
-    CASES, CLOCKS, DISTRO_REFERENCE, LOCK_FIELDS, MT_MODES, MT_REFERENCE, PLOTS, POLICIES,
-    REFERENCE, SCHEMA, die, fit_line, mt_repeats, read_text, stats,
+    CASES, CLOCKS, DISTRO_REFERENCE, EVM_COST_CASES, EVM_COST_REFERENCE, LOCK_FIELDS, MT_MODES,
+    MT_REFERENCE, PLOTS, POLICIES, POLICY_CMDLINE, REFERENCE, SCHEMA, die, fit_line, mt_repeats,
+    read_text, stats,
 )
 from .collect import blob_split
 from .render import render_md
@@ -206,12 +207,16 @@ def check_distro(res, bad):
         return
     nmax = p["sweep"][-1]
     for v, r in D.items():
-        for pol in POLICIES:
+        if set(r["policies"]) != set(D[DISTRO_REFERENCE]["policies"]):
+            bad(f"{v}: booted with {sorted(r['policies'])}, its reference with "
+                f"{sorted(D[DISTRO_REFERENCE]['policies'])}")
+            continue
+        for pol in [q for q in POLICIES if q in r["policies"]]:
             x = r["policies"][pol]
             where = f"{v} ({pol})"
             if x["guest_release"] != r["release"]:
                 bad(f"{where}: the guest ran {x['guest_release']}, the build is {r['release']}")
-            want_cmd = "ima_policy=tcb" if pol == "tcb" else "none"
+            want_cmd = POLICY_CMDLINE[pol]
             if x["ima_policy_cmdline"] != want_cmd:
                 bad(f"{where}: booted with {x['ima_policy_cmdline']!r}, not {want_cmd!r}")
             pts = x["unmeasured"]["points"]
@@ -230,13 +235,33 @@ def check_distro(res, bad):
             if m["measurements_added"] != want:
                 bad(f"{where}: {m['measurements_added']} measurements added, expected {want}")
             ref = D[DISTRO_REFERENCE]["policies"][pol]
+            if pol == "evm":
+                # EVM initialised with its HMAC key (1) wherever it is built.
+                want_evm = "1" if r["ima"] == "y" else "none"
+                if x["evm_initialised"] != want_evm:
+                    bad(f"{where}: EVM reads {x['evm_initialised']!r}, expected {want_evm!r}")
+                ver = x.get("verified")
+                if not ver:
+                    bad(f"{where}: no files read again for EVM to verify")
+                else:
+                    sum_check(bad, f"{where}: verified", ver)
+                    if ver["files_read"] != p["measured_files"]:
+                        bad(f"{where}: root read {ver['files_read']} files again, not {p['measured_files']}")
+                    if ver["measurements_added"] != 0:
+                        bad(f"{where}: appraise_tcb measured {ver['measurements_added']} files")
+                    if ver["incore_inodes"] < 0.95 * p["measured_files"]:
+                        bad(f"{where}: only {ver['incore_inodes']} inodes came back into core to be verified")
+                    if not close(x["overhead_bytes_per_inode"]["verified"],
+                                 (ver["slab_bytes"] - ref["verified"]["slab_bytes"]) / ver["files_read"]):
+                        bad(f"{where}: the overhead per verified file is not {v} − {DISTRO_REFERENCE}")
             if not close(x["overhead_bytes_per_inode"]["unmeasured"],
                          (pts[-1]["slab_bytes"] - ref["unmeasured"]["points"][-1]["slab_bytes"]) / nmax):
                 bad(f"{where}: the overhead per unmeasured inode is not {v} − {DISTRO_REFERENCE}")
+        check_evm_cost(p, D, v, r, bad)
         blob = r["lsm_inode_blob"]
         active = r["policies"]["none"]["active_lsms"]
-        if r["policies"]["tcb"]["active_lsms"] != active:
-            bad(f"{v}: the two boots ran different LSMs")
+        if any(x["active_lsms"] != active for x in r["policies"].values()):
+            bad(f"{v}: its boots ran different LSMs")
         for n, _ in blob["parts"]:
             if not n.startswith("(") and n not in active:
                 bad(f"{v}: the blob counts {n}, which is not active")
@@ -246,6 +271,36 @@ def check_distro(res, bad):
         if blob["total"] and obj != blob["total"]:
             bad(f"{v}: the LSMs' shares add up to {blob['total']} B, lsm_inode_cache objects "
                 f"are {obj} B: a byte of the blob is unaccounted for")
+
+
+def check_evm_cost(p, D, v, r, bad):
+    """The instruction-counted boot with EVM's key: every variant with EVM
+    has one, each case its repeats of whole passes, the ratio its medians'."""
+    if "evm" not in r["policies"]:
+        return  # a report made before the EVM boots
+    if ("evm_cost" in r) != (r["ima"] == "y"):
+        bad(f"{v}: {'an' if 'evm_cost' in r else 'no'} instruction-counted boot with EVM's key")
+        return
+    if "evm_cost" not in r:
+        return
+    c = r["evm_cost"]
+    if c["evm_initialised"] != "1":
+        bad(f"{v}: EVM reads {c['evm_initialised']!r} in its instruction-counted boot, expected '1'")
+    files = {"existing-rdonly": min(p["hot_files"], p["measured_files"]), "create": p.get("created_files")}
+    for case in EVM_COST_CASES:
+        x = c[case]
+        if len(x["ns_per_op"]) != p["icount_repeats"]:
+            bad(f"{v}: {case}: {len(x['ns_per_op'])} repeats, not {p['icount_repeats']}")
+        for run in x["passes"]:
+            if len(run) != p["passes"]:
+                bad(f"{v}: {case}: a repeat of {len(run)} passes, not {p['passes']}")
+        if x["files_per_pass"] != [files[case]]:
+            bad(f"{v}: {case}: passes of {x['files_per_pass']} files, not {files[case]}")
+        if any(not close(x[k], stats(x["ns_per_op"])[k]) for k in ("median", "min", "max")):
+            bad(f"{v}: {case}: median, min or max do not follow from the repeats")
+        ref = D.get(EVM_COST_REFERENCE, {}).get("evm_cost")
+        if ref and not close(x["instructions_ratio_vs_vanilla"], ref[case]["median"] / x["median"]):
+            bad(f"{v}: {case}: the ratio to {EVM_COST_REFERENCE} does not follow from the medians")
 
 
 def check_two_cpus(res, bad):

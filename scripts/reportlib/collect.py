@@ -8,9 +8,9 @@ import statistics
 import sys
 
 from .base import (
-    ANCHORS_2010, CASES, CLOCKS, DISTRO_REFERENCE, IMA_LOCK_NAME, KEY_CACHES, LARGE_KMALLOC,
-    LOCK_FIELDS, LOCK_STAT_LINE, MT_MODES, MT_REFERENCE, POLICIES, REFERENCE, SCHEMA, TABLE_LOCK, die,
-    first_int, fit_line, read_json, read_slabinfo, read_text, slab_delta, stats,
+    ANCHORS_2010, CASES, CLOCKS, DISTRO_REFERENCE, EVM_COST_CASES, EVM_COST_REFERENCE, IMA_LOCK_NAME,
+    KEY_CACHES, LARGE_KMALLOC, LOCK_FIELDS, LOCK_STAT_LINE, MT_MODES, MT_REFERENCE, POLICIES,
+    REFERENCE, SCHEMA, TABLE_LOCK, die, first_int, fit_line, read_json, read_slabinfo, read_text, slab_delta, stats,
 )
 
 
@@ -87,6 +87,23 @@ def add_large_kmallocs(caches, totals, before, after):
         totals["obj_bytes"] += d
 
 
+def files_read(wall, step, count):
+    """What reading a set of files added: the snaps STEP-before and
+    STEP-after, and the number of files openbench read (file COUNT)."""
+    b, a = os.path.join(wall, "snap", f"{step}-before"), os.path.join(wall, "snap", f"{step}-after")
+    caches, totals = slab_delta(read_slabinfo(b + ".slabinfo"), read_slabinfo(a + ".slabinfo"))
+    add_large_kmallocs(caches, totals, b, a)
+    files = first_int(os.path.join(wall, count))
+    return {
+        "files_read": files,
+        "measurements_added": first_int(a + ".measurements") - first_int(b + ".measurements"),
+        "incore_inodes": first_int(a + ".inode-nr") - first_int(b + ".inode-nr"),
+        "caches": caches, "slab_bytes": totals["slab_bytes"],
+        "obj_bytes": totals["obj_bytes"],
+        "bytes_per_file": totals["slab_bytes"] / files if files else None,
+    }
+
+
 def collect_memory(wall, params):
     """The memory steps of one boot: the sweep, the measured files, sizes."""
     res = {}
@@ -108,19 +125,10 @@ def collect_memory(wall, params):
             "bytes_per_inode": totals["slab_bytes"] / n,
         })
     res["unmeasured"] = {"points": points}
-    # 2. Measured files.
-    mb, ma = snap(wall, "meas-before"), snap(wall, "meas-after")
-    caches, totals = slab_delta(read_slabinfo(mb + ".slabinfo"), read_slabinfo(ma + ".slabinfo"))
-    add_large_kmallocs(caches, totals, mb, ma)
-    files = first_int(os.path.join(wall, "meas-read"))
-    res["measured"] = {
-        "files_read": files,
-        "measurements_added": first_int(ma + ".measurements") - first_int(mb + ".measurements"),
-        "incore_inodes": first_int(ma + ".inode-nr") - first_int(mb + ".inode-nr"),
-        "caches": caches, "slab_bytes": totals["slab_bytes"],
-        "obj_bytes": totals["obj_bytes"],
-        "bytes_per_file": totals["slab_bytes"] / files if files else None,
-    }
+    # 2. Measured files; 2b. the same files verified by EVM (when asked).
+    res["measured"] = files_read(wall, "meas", "meas-read")
+    if os.path.exists(snap(wall, "verify-after.slabinfo")):
+        res["verified"] = files_read(wall, "verify", "verify-read")
     # 4. Object sizes: the struct (object_size) and its slot (slab_size),
     #    from /sys/kernel/slab; slabinfo's objsize is the slot.
     sizes = {}
@@ -242,12 +250,27 @@ def collect_distro(raw, v, params):
            "series_head": meta["head"], "policies": {}}
     for pol in POLICIES:
         d = os.path.join(base, f"policy-{pol}")
+        if pol == "evm" and not os.path.isdir(d):
+            continue  # a report made before the EVM boot
         r = collect_memory(d, params)
+        r["evm_initialised"] = read_text(os.path.join(d, "evm")).strip() if os.path.exists(
+            os.path.join(d, "evm")) else "none"
         r["guest_release"] = read_text(os.path.join(d, "release")).strip()
         r["boot"] = read_json(os.path.join(d, "boot.json"))
         r["active_lsms"] = [x for x in read_text(os.path.join(d, "lsm")).strip().split(",") if x]
         r["ima_policy_cmdline"] = read_text(os.path.join(d, "ima-policy")).strip()
         res["policies"][pol] = r
+    # With EVM's key, instruction-counted: each repeat counts its fastest pass.
+    d = os.path.join(base, "evm-icount")
+    if os.path.isdir(d):
+        res["evm_cost"] = {"boot": read_json(os.path.join(d, "boot.json")),
+                           "evm_initialised": read_text(os.path.join(d, "evm")).strip()}
+        for case in EVM_COST_CASES:
+            passes = read_passes(os.path.join(d, "evmcost", case))
+            per_op = [min(ns / k for k, ns in r) for r in passes]
+            res["evm_cost"][case] = dict(
+                ns_per_op=per_op, passes=[[ns / k for k, ns in r] for r in passes],
+                files_per_pass=sorted({k for r in passes for k, _ in r}), **stats(per_op))
     shares = read_lsm_shares(os.path.join(base, "lsm-shares"))
     res["lsm_shares_requested"] = shares
     res["lsm_inode_blob"] = blob_split(shares, res["policies"]["none"]["active_lsms"])
@@ -280,6 +303,17 @@ def collect(out):
                 "measured": per_cache_overhead(x["measured"]["caches"], ref_x["measured"]["caches"],
                                                x["measured"]["files_read"]),
             }
+            if "verified" in x:
+                x["overhead_bytes_per_inode"]["verified"] = (
+                    x["verified"]["slab_bytes"] - ref_x["verified"]["slab_bytes"]) / x["verified"]["files_read"]
+                x["overhead_by_cache"]["verified"] = per_cache_overhead(
+                    x["verified"]["caches"], ref_x["verified"]["caches"], x["verified"]["files_read"])
+    ref_cost = distro_stack.get(EVM_COST_REFERENCE, {}).get("evm_cost")
+    for r in distro_stack.values():
+        if ref_cost and "evm_cost" in r:
+            for case in EVM_COST_CASES:
+                c = r["evm_cost"][case]
+                c["instructions_ratio_vs_vanilla"] = ref_cost[case]["median"] / c["median"]
     if two_cpus and MT_REFERENCE in two_cpus:
         ref2 = two_cpus[MT_REFERENCE]["modes"]
         for r in two_cpus.values():
@@ -358,8 +392,11 @@ def collect(out):
     if distro_stack:
         results["distro_stack"] = distro_stack
         results["definitions"]["distro_stack"] = (
-            "variants with Debian's LSM stack, each booted with no IMA policy and with "
-            "ima_policy=tcb; overhead_bytes_per_inode is the variant minus noima-distro (IMA=n, "
+            "variants with Debian's LSM stack, each booted with no IMA policy, with "
+            "ima_policy=tcb, and (policy evm) with EVM given an HMAC key under "
+            "ima_policy=appraise_tcb in fix mode: the files root reads are labelled (measured), "
+            "then read again from the disk, their inodes evicted first, and verified by EVM "
+            "(verified); overhead_bytes_per_inode is the variant minus noima-distro (IMA=n, "
             "EVM=n) booted the same way; lsm_inode_blob lays out each active LSM's lbs_inode "
             "(read from the vmlinux by scripts/lsm-shares.sh) as the kernel does")
     if two_cpus:

@@ -7,11 +7,12 @@ import sys
 from .base import (
     CASES, CASE_TEXT, CLOCKS, DISTRO_REFERENCE, KEY_CACHES, LARGE_KMALLOC, LOCK_FIELDS, MT_MODES,
     MT_REFERENCE, PLOTS, POLICIES, POLICY_TEXT, REFERENCE, TABLE_LOCK, caches_to_show,
+    EVM_COST_CASES, EVM_COST_REFERENCE, EVM_COST_TEXT,
     class_per_1000_opens, f1,
     kernel_version, mt_repeats, ordered, read_json, shares, table,
 )
 from .plots import plots
-from .targets import cost_targets, targets
+from .targets import cost_targets, evm_targets, targets
 
 
 def render_md(res):
@@ -145,6 +146,7 @@ def render_md(res):
     L += distro_md(res)
     L += targets(res)
     L += cost_targets(res)
+    L += evm_targets(res)
     # 2010.
     L += history(res)
     L.append("## Runs")
@@ -252,23 +254,36 @@ def distro_md(res):
              "(configs/distro.config, distro-ima.config): AppArmor, TOMOYO, Yama, Landlock, "
              "lockdown, IPE and the BPF LSM, IMA with appraisal and the `ima-sig` template, "
              f"EVM. The reference `{DISTRO_REFERENCE}` is that kernel without IMA and EVM. "
-             "Each variant booted twice, with no IMA policy (how a distribution boots) and with "
-             f"`ima_policy=tcb`; the sweep stat'ed N = {nmax:,} files, then root read "
-             f"{p['measured_files']:,} files. Bytes are slab pages, the variant minus "
-             f"`{DISTRO_REFERENCE}` booted the same way.")
+             "Each variant booted with no IMA policy (how a distribution boots), with "
+             "`ima_policy=tcb`, and with EVM given an HMAC key (an encrypted key under a user "
+             "key) under `ima_policy=appraise_tcb` in fix mode; the sweep stat'ed "
+             f"N = {nmax:,} files, then root read {p['measured_files']:,} files (under the key, "
+             "IMA labels each and EVM adds its HMAC), and in the EVM boot read them again "
+             "from the disk, their inodes evicted first, so that EVM verifies each. Bytes are "
+             f"slab pages, the variant minus `{DISTRO_REFERENCE}` booted the same way.")
     L.append("")
     rows = []
-    for pol in POLICIES:
+    pols = [q for q in POLICIES if all(q in D[v]["policies"] for v in vs)]
+    for pol in pols:
         for v in vs:
             x = D[v]["policies"][pol]
             o = x["overhead_bytes_per_inode"]
             rows.append([POLICY_TEXT[pol], f"`{v}`", f1(o["unmeasured"]), f1(o["measured"]),
+                         f1(o["verified"]) if "verified" in o else "–",
                          f"{x['measured']['measurements_added']:,}",
                          shares(x["overhead_by_cache"]["unmeasured"])])
     L += table(["boot", "variant", f"IMA+EVM B per unmeasured inode (N={nmax:,})",
-                "B per file read", "measurements", "unmeasured: where, per inode"], rows,
-               ["---", "---", "---:", "---:", "---:", "---"])
+                "B per file read", "B per file EVM verified", "measurements",
+                "unmeasured: where, per inode"], rows,
+               ["---", "---", "---:", "---:", "---:", "---:", "---"])
     L.append("")
+    if "evm" in pols:
+        rows = [[f"`{v}`", shares(D[v]["policies"]["evm"]["overhead_by_cache"]["verified"])]
+                for v in vs if v != DISTRO_REFERENCE]
+        L.append("Where each file EVM verified puts its bytes (per file, by cache):")
+        L.append("")
+        L += table(["variant", "verified: where, per file"], rows, ["---", "---"])
+        L.append("")
     L.append("Every inode's LSM blob (`lsm_inode_cache`), byte by byte: each active LSM's "
              "`lbs_inode`, read out of the variant's vmlinux with gdb (scripts/lsm-shares.sh), "
              "laid out as the kernel lays them (an `rcu_head` first, each share aligned to a "
@@ -287,13 +302,35 @@ def distro_md(res):
                 + [f"{z.get('object_size', '–')} / {z.get('slot_size', '–')}" for z in sizes])
     L += table(["blob bytes"] + [f"`{v}`" for v in vs], rows)
     L.append("")
+    cost = [v for v in vs if "evm_cost" in D[v]]
+    if cost:
+        L.append("With EVM's key, on instruction-counted time (QEMU `-icount`, one CPU): after "
+                 f"root read the {p['measured_files']:,} files once (labelled then), open+close "
+                 f"of up to {p['hot_files']:,} of them, and the creation of "
+                 f"{p.get('created_files', '?')} new files in a folder of their own, each closed "
+                 "(IMA hashes and labels it there, EVM adds its HMAC), removed after each pass; "
+                 f"{p['icount_repeats']} repeats of {p['passes']} passes, a repeat counting its "
+                 f"fastest; median [min–max] per file, and `{EVM_COST_REFERENCE}`'s median over "
+                 "the variant's (above 1: fewer instructions).")
+        L.append("")
+        rows = []
+        for case in EVM_COST_CASES:
+            for v in cost:
+                c = D[v]["evm_cost"][case]
+                ratio = c.get("instructions_ratio_vs_vanilla")
+                rows.append([EVM_COST_TEXT[case], f"`{v}`",
+                             f"{c['median']:,.0f} [{c['min']:,.0f}–{c['max']:,.0f}]",
+                             f"{ratio:.4f}" if ratio is not None else "–"])
+        L += table(["with EVM's key", "variant", "instructions per file", f"{EVM_COST_REFERENCE} / variant"],
+                   rows, ["---", "---", "---:", "---:"])
+        L.append("")
     ie = {v: sum(b for n, b in D[v]["lsm_inode_blob"]["parts"] if n in ("ima", "evm")) for v in vs}
-    if "vanilla-distro" in ie and "fixed-distro" in ie:
-        L.append(f"IMA's and EVM's share of every inode's blob: {ie['vanilla-distro']} B on "
-                 f"`vanilla-distro`, {ie['fixed-distro']} B on `fixed-distro` "
-                 f"({ie['vanilla-distro'] - ie['fixed-distro']} B saved per inode: the series keeps "
-                 "IMA's iint in its rbtree, not behind a pointer in the blob). Whether a smaller "
-                 "blob saves slab pages depends on the slot it lands in: the table's last row.")
+    if "vanilla-distro" in ie and len(ie) > 2:
+        L.append("IMA's and EVM's share of every inode's blob: "
+                 + ", ".join(f"{ie[v]} B on `{v}`" for v in vs if v != DISTRO_REFERENCE)
+                 + ". IMA's iint and EVM's state, where a patch moves them, are kept in tables "
+                 "of their own keyed by the inode, not in the blob. Whether a smaller blob saves "
+                 "slab pages depends on the slot it lands in: the table's last row.")
         L.append("")
     return L
 

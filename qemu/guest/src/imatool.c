@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * imatool: the two things the IMA suite needs that busybox cannot do.
+ * imatool: what the guest's suites need that busybox cannot do.
  *
  *   imatool asuid UID CMD [ARG...]   run CMD with all uids and gids set to
  *                                    UID and no supplementary groups (the
@@ -8,6 +8,10 @@
  *   imatool mmapx FILE               map FILE with PROT_EXEC, the way the
  *                                    dynamic loader maps a library, so the
  *                                    MMAP_CHECK hook runs
+ *   imatool mkreg FILE               make an empty regular file with
+ *                                    mknod(2), the one way of creating a
+ *                                    file that EVM marks as new (busybox
+ *                                    mknod makes only devices and FIFOs)
  *
  * Exit: 0 done, 1 the system call failed (message on stderr), 2 usage.
  */
@@ -24,7 +28,7 @@
 
 static int usage(void)
 {
-	fprintf(stderr, "usage: imatool asuid UID CMD [ARG...] | imatool mmapx FILE\n");
+	fprintf(stderr, "usage: imatool asuid UID CMD [ARG...] | imatool mmapx FILE | imatool mkreg FILE\n");
 	return 2;
 }
 
@@ -65,11 +69,22 @@ static int mmapx(const char *path)
 	return 0;
 }
 
+static int mkreg(const char *path)
+{
+	if (mknod(path, S_IFREG | 0644, 0)) {
+		fprintf(stderr, "imatool: mknod %s: %s\n", path, strerror(errno));
+		return 1;
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc >= 4 && !strcmp(argv[1], "asuid"))
 		return asuid(&argv[2]);
 	if (argc == 3 && !strcmp(argv[1], "mmapx"))
 		return mmapx(argv[2]);
+	if (argc == 3 && !strcmp(argv[1], "mkreg"))
+		return mkreg(argv[2]);
 	return usage();
 }

@@ -23,6 +23,12 @@
  *                           `echo 2 >/proc/sys/vm/drop_caches`, printed as
  *                           "pass I EVICTED NANOSECONDS", EVICTED being the
  *                           drop in /proc/sys/fs/inode-nr
+ *   openbench create [-n COUNT] [-r REPEATS] DIR
+ *                           create COUNT new empty files in DIR and close
+ *                           each (O_CREAT | O_EXCL | O_WRONLY), as the
+ *                           caller: one untimed pass first, then REPEATS
+ *                           timed passes, "pass I COUNT NANOSECONDS"; the
+ *                           files are removed after each pass, untimed
  *
  * Folders are read once, before any timing, and files are opened relative
  * to a descriptor of their folder, so a timed pass walks one path component
@@ -54,7 +60,8 @@ static void usage(void)
 {
 	fputs("usage: openbench stat|read DIR...\n"
 	      "       openbench time [-u UID] [-w] [-n MAX] [-r REPEATS] [-j THREADS] DIR...\n"
-	      "       openbench evict [-n MAX] [-r REPEATS] [-k KEEPDIR]... DIR...\n",
+	      "       openbench evict [-n MAX] [-r REPEATS] [-k KEEPDIR]... DIR...\n"
+	      "       openbench create [-n COUNT] [-r REPEATS] DIR\n",
 	      stderr);
 	exit(2);
 }
@@ -281,6 +288,53 @@ static int evict(char **keep, int nkeep, char **dirs, int ndirs, size_t max,
 	return 0;
 }
 
+/*
+ * create: what making a new file costs, all of it: the creating open, and
+ * the close, where an appraising IMA hashes the new file and labels it
+ * (and EVM adds its HMAC of the labels).
+ */
+static long long create_pass(int dirfd, size_t count, int timed)
+{
+	char name[32];
+	long long t0 = now_ns(), ns;
+
+	for (size_t i = 0; i < count; i++) {
+		int fd;
+
+		snprintf(name, sizeof(name), "c%06zu", i);
+		fd = openat(dirfd, name, O_CREAT | O_EXCL | O_WRONLY, 0644);
+		if (fd < 0) {
+			fprintf(stderr, "openbench: create %s: %s\n", name, strerror(errno));
+			exit(1);
+		}
+		close(fd);
+	}
+	ns = now_ns() - t0;
+	for (size_t i = 0; i < count; i++) {
+		snprintf(name, sizeof(name), "c%06zu", i);
+		if (unlinkat(dirfd, name, 0)) {
+			fprintf(stderr, "openbench: unlink %s: %s\n", name, strerror(errno));
+			exit(1);
+		}
+	}
+	return timed ? ns : 0;
+}
+
+static int create(const char *dir, size_t count, int repeats)
+{
+	int dirfd = open(dir, O_RDONLY | O_DIRECTORY);
+
+	if (dirfd < 0) {
+		fprintf(stderr, "openbench: %s: %s\n", dir, strerror(errno));
+		return 1;
+	}
+	create_pass(dirfd, count, 0);	/* warm: the folder's blocks, the caches */
+	for (int r = 1; r <= repeats; r++)
+		printf("pass %d %zu %lld\n", r, count, create_pass(dirfd, count, 1));
+	close(dirfd);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *mode;
@@ -318,10 +372,11 @@ int main(int argc, char **argv)
 		printf("%zu\n", nentries);
 		return 0;
 	}
-	if (strcmp(mode, "time") && strcmp(mode, "evict"))
+	if (strcmp(mode, "time") && strcmp(mode, "evict") && strcmp(mode, "create"))
 		usage();
 	optind = 2;
-	while ((opt = getopt(argc, argv, mode[0] == 't' ? "u:wn:r:j:" : "n:r:k:")) != -1) {
+	while ((opt = getopt(argc, argv, mode[0] == 't' ? "u:wn:r:j:" :
+			     mode[0] == 'e' ? "n:r:k:" : "n:r:")) != -1) {
 		switch (opt) {
 		case 'k':
 			if (nkeep == (int)(sizeof(keep) / sizeof(keep[0])))
@@ -351,6 +406,11 @@ int main(int argc, char **argv)
 		usage();
 	if (mode[0] == 'e')
 		return evict(keep, nkeep, argv + optind, argc - optind, max, repeats);
+	if (mode[0] == 'c') {
+		if (optind != argc - 1 || !max)
+			usage();
+		return create(argv[optind], max, repeats);
+	}
 	/* Drop root first: under tcb, root's opens are measured, others' not. */
 	if (uid >= 0 && (setgid(uid) || setuid(uid))) {
 		perror("openbench: setuid");
