@@ -48,7 +48,7 @@ help:
 	@echo 'make kunit-smp V=... the KUnit suites on x86_64, 2 CPUs under QEMU, KASAN (default V=fixed)'
 	@echo 'make kunit-mutants   each deliberate bug in kunit/mutants/ must fail the cases it names'
 	@echo 'make kunit-smp-mutants  the same, on the two-CPU KASAN build, for the mutants that name cases there'
-	@echo 'make suite-mutants   two kernels with a deliberate bug each: the in-guest suite must fail'
+	@echo 'make suite-mutants   four kernels with a deliberate bug each: the in-guest IMA or EVM suite must fail'
 	@echo 'make report          re-render build/report/ from its results.json (no boot), and check it'
 	@echo 'make bench           the report alone, no summary (REPORT_SWEEP=..., see scripts/report.sh --help)'
 	@echo 'make dev             a worktree on branch ima-slim/dev to edit the series'

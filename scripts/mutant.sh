@@ -17,7 +17,10 @@ diff=$TOP/qemu/test_data/mutants/$name.diff
 variant=mutant-$name
 # The children read the variant from EXTRA_VARIANTS; this shell, already
 # past common.sh, gets it in its table directly.
-export EXTRA_VARIANTS="$variant all guest tpm ima"
+# The EVM suite needs its small kernel's options (configs/evm.config).
+frags="guest tpm ima"
+[ "$test" != evm ] || frags+=" evm"
+export EXTRA_VARIANTS="$variant all $frags"
 VARIANTS_TABLE+="$EXTRA_VARIANTS"$'\n'
 throwaway_variant "$variant" "$diff" >/dev/null
 "$TOP/scripts/build.sh" "$variant" build
