@@ -13,10 +13,11 @@ EVM_VARIANTS ?= vanilla-distro evm-lazy-distro fixed-distro
 # `rbtree`, the series up to its last rbtree step (against the hash table
 # that follows), two CPUs (throughput, and IMA's locks in /proc/lock_stat
 # with the rwlock, the lockless rbtree and the hash table), and Debian's LSM
-# stack (noima-distro, its reference, vanilla-distro, fixed-distro: kernels
-# with debug info, networking and BPF, the longest builds here).
+# stack (noima-distro, its reference, vanilla-distro, evm-lazy-distro (the
+# released kernel with EVM's patches alone), fixed-distro: kernels with
+# debug info, networking and BPF, the longest builds here).
 REPORT_VARIANTS ?= vanilla baseline seed rbtree fixed vanilla-smp fixed-smp rwlock-lockstat \
-	rbtree-lockstat fixed-lockstat noima-distro vanilla-distro fixed-distro
+	rbtree-lockstat fixed-lockstat noima-distro vanilla-distro evm-lazy-distro fixed-distro
 export KERNEL KERNEL_SRC BUILD
 
 .PHONY: all help deps tree src config build boot suite evm-suite kunit kunit-smp kunit-mutants kunit-smp-mutants suite-mutants bench dev export check-patches check-series lockdep \

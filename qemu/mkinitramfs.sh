@@ -8,7 +8,7 @@
 set -euo pipefail
 . "$(dirname "$0")/../scripts/common.sh"
 
-if [ $# -ne 1 ] || [ "$1" = --help ]; then sed -n '2,6s/^# //p' "$0"; exit 0; fi
+if [ $# -ne 1 ] || [ "$1" = --help ]; then sed -n '2,7s/^# //p' "$0"; exit 0; fi
 out=$1
 bb=/bin/busybox
 [ -x "$bb" ] || die "$bb is missing: install busybox-static (make deps)"
@@ -30,6 +30,10 @@ for t in "$TOP"/qemu/guest/*.sh; do install -m 0644 "$t" "$stage/tests/"; done
 # does any of the three).
 copy_with_libs() {	# copy_with_libs PROGRAM: into /bin, its libraries to their paths
 	local prog=$1 lib
+	if ldd "$prog" | grep -q 'not found'; then
+		ldd "$prog" >&2
+		die "$prog needs a library this machine does not have (above)"
+	fi
 	install -m 0755 "$prog" "$stage/bin/"
 	for lib in $(ldd "$prog" | awk '$2 == "=>" && $3 ~ /^\// {print $3} $1 ~ /^\// {print $1}'); do
 		[ -e "$stage$lib" ] || install -D -m 0755 "$lib" "$stage$lib"

@@ -32,7 +32,7 @@
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 
-usage() { sed -n '2,23s/^# //p' "$0"; }
+usage() { sed -n '2,31s/^# //p' "$0"; }
 smoke='' out=''
 variants=()
 while [ $# -gt 0 ]; do

@@ -18,7 +18,7 @@ while [ $# -gt 0 ]; do
 	case $1 in
 	--help) sed -n '2,12s/^# //p' "$0"; exit 0 ;;
 	--table) table_only=1 ;;
-	--test) test=${2:-}; shift ;;
+	--test) [ $# -ge 2 ] || die "--test needs a suite: suite or evm"; test=$2; shift ;;
 	*) break ;;
 	esac
 	shift

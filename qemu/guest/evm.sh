@@ -45,14 +45,23 @@ make_labelled() {
 }
 # offline DEBUGFS_REQUEST...: change the test disk behind the kernel's back:
 # unmount it, edit it with debugfs, mount it again (every inode read anew).
+# debugfs exits 0 when a request fails: anything it says beyond its
+# version banner is taken for an error.
 offline() {
 	cd /
 	umount /mnt || fail "cannot unmount /mnt (busy?)"
 	for r in "$@"; do
-		debugfs -w -R "$r" /dev/vda >>/tmp/debugfs.log 2>&1 || fail "debugfs -R '$r' failed: $(tail -n 3 /tmp/debugfs.log)"
+		debugfs -w -R "$r" /dev/vda >/tmp/debugfs.log 2>&1 || fail "debugfs -R '$r' failed: $(cat /tmp/debugfs.log)"
+		! grep -v '^debugfs [0-9]' /tmp/debugfs.log | grep -q . || fail "debugfs -R '$r': $(cat /tmp/debugfs.log)"
 	done
 	mount -t ext4 /dev/vda /mnt || fail "cannot mount /mnt again"
 }
+
+# The host's files are the host user's: IMA appraises only what root owns.
+chown -R 0:0 /mnt
+# A dozen refusals, each an audit message the cases look for: printk's
+# rate limit (10 in 5 s) must not drop one.
+echo 0 >/proc/sys/kernel/printk_ratelimit || true
 
 # Before the key: a regular file made with mknod(2), which EVM marks new.
 imatool mkreg /mnt/new/before-key || echo "cannot make /mnt/new/before-key"
@@ -104,9 +113,12 @@ case_metadata_change_updates_hmac() {
 case_hmac_cannot_be_written() {
 	f=/mnt/meta/forged
 	make_labelled "$f" "an HMAC written by hand"
+	evm=$(xattr_hex "$f" security.evm)
 	if setfattr -n security.evm -v "0x02$(printf '%040d' 0)" "$f" 2>/tmp/err; then
 		fail "root wrote an HMAC into security.evm"
 	fi
+	grep -q 'Operation not permitted' /tmp/err || fail "writing security.evm: $(cat /tmp/err), expected EPERM"
+	expect_eq "security.evm of $f after the refused write" "$(xattr_hex "$f" security.evm)" "$evm"
 	expect_readable "$f" "its own HMAC"
 }
 case_labels_verified_after_remount() {
@@ -119,7 +131,10 @@ case_labels_verified_after_remount() {
 offline_copy_refused() {
 	make_labelled "/mnt/tamper/$1" "$2 replaced offline"
 	make_labelled "/mnt/tamper/$1-donor" "a valid $2 of another file"
+	donor=$(xattr_hex "/mnt/tamper/$1-donor" "$2")
+	rm -f /tmp/value
 	offline "ea_get -f /tmp/value /tamper/$1-donor $2" "ea_set -f /tmp/value /tamper/$1 $2"
+	expect_eq "$2 of /mnt/tamper/$1 after the offline copy" "$(xattr_hex "/mnt/tamper/$1" "$2")" "$donor"
 	expect_refused "/mnt/tamper/$1" invalid-HMAC
 }
 case_offline_ima_change_refused() { offline_copy_refused ima security.ima; }
@@ -139,14 +154,19 @@ case_overlay_lower_change_reverified() {
 	mkdir -p /tmp/ovl
 	mount -t overlay overlay -o "lowerdir=$d/lower,upperdir=$d/upper,workdir=$d/work" /tmp/ovl ||
 		fail "cannot mount overlayfs over $d/lower"
-	rc=0
+	# Not in an `||` list: there, `set -e` would be off in the subshell.
+	set +e
 	(
+		set -e
 		expect_readable /tmp/ovl/file "the lower file's labels"
 		# Through the kernel: EVM updates the lower file's HMAC; the
 		# label is valid, the digest is another content's.
-		setfattr -n security.ima -v "0x$(ima_label_of "other content")" "$d/lower/file"
+		setfattr -n security.ima -v "0x$(ima_label_of "other content")" "$d/lower/file" ||
+			fail "root may not relabel the lower file $d/lower/file"
 		expect_refused /tmp/ovl/file invalid-hash
-	) || rc=$?
+	)
+	rc=$?
+	set -e
 	umount /tmp/ovl
 	[ "$rc" = 0 ] || exit "$rc"
 }

@@ -235,11 +235,18 @@ def check_distro(res, bad):
             if m["measurements_added"] != want:
                 bad(f"{where}: {m['measurements_added']} measurements added, expected {want}")
             ref = D[DISTRO_REFERENCE]["policies"][pol]
+            # EVM initialised with its HMAC key (1) in the EVM boot, with no
+            # key (0) in the others, wherever it is built (reports made
+            # before EVM's boot did not record it).
+            want_evm = ("1" if pol == "evm" else "0") if r["ima"] == "y" else "none"
+            if x.get("evm_initialised", want_evm) != want_evm:
+                bad(f"{where}: EVM reads {x['evm_initialised']!r}, expected {want_evm!r}")
             if pol == "evm":
-                # EVM initialised with its HMAC key (1) wherever it is built.
-                want_evm = "1" if r["ima"] == "y" else "none"
-                if x["evm_initialised"] != want_evm:
-                    bad(f"{where}: EVM reads {x['evm_initialised']!r}, expected {want_evm!r}")
+                # Every file root read was labelled by IMA and EVM (fix mode).
+                want_lab = p["measured_files"] if r["ima"] == "y" else 0
+                if x.get("evm_labelled_files") != want_lab:
+                    bad(f"{where}: {x.get('evm_labelled_files')} of the files read carry an HMAC, "
+                        f"expected {want_lab}: EVM verified fewer than it was asked to")
                 ver = x.get("verified")
                 if not ver:
                     bad(f"{where}: no files read again for EVM to verify")
@@ -296,6 +303,10 @@ def check_evm_cost(p, D, v, r, bad):
                 bad(f"{v}: {case}: a repeat of {len(run)} passes, not {p['passes']}")
         if x["files_per_pass"] != [files[case]]:
             bad(f"{v}: {case}: passes of {x['files_per_pass']} files, not {files[case]}")
+        if any(ns <= 0 for run in x["passes"] for ns in run):
+            bad(f"{v}: {case}: a pass took no time")
+        if [min(run) for run in x["passes"]] != x["ns_per_op"]:
+            bad(f"{v}: {case}: a repeat's figure is not its fastest pass")
         if any(not close(x[k], stats(x["ns_per_op"])[k]) for k in ("median", "min", "max")):
             bad(f"{v}: {case}: median, min or max do not follow from the repeats")
         ref = D.get(EVM_COST_REFERENCE, {}).get("evm_cost")

@@ -255,6 +255,8 @@ def collect_distro(raw, v, params):
         r = collect_memory(d, params)
         r["evm_initialised"] = read_text(os.path.join(d, "evm")).strip() if os.path.exists(
             os.path.join(d, "evm")) else "none"
+        if os.path.exists(os.path.join(d, "evm-labelled")):
+            r["evm_labelled_files"] = first_int(os.path.join(d, "evm-labelled"))
         r["guest_release"] = read_text(os.path.join(d, "release")).strip()
         r["boot"] = read_json(os.path.join(d, "boot.json"))
         r["active_lsms"] = [x for x in read_text(os.path.join(d, "lsm")).strip().split(",") if x]
@@ -291,6 +293,8 @@ def collect(out):
     nmax_d = params["sweep"][-1]
     for v, r in distro_stack.items():
         for pol, x in r["policies"].items():
+            if pol not in distro_stack[DISTRO_REFERENCE]["policies"]:
+                die(f"{v} was booted with policy {pol}, its reference {DISTRO_REFERENCE} was not")
             ref_x = distro_stack[DISTRO_REFERENCE]["policies"][pol]
             pt, ref_pt = x["unmeasured"]["points"][-1], ref_x["unmeasured"]["points"][-1]
             x["overhead_bytes_per_inode"] = {

@@ -249,27 +249,31 @@ def distro_md(res):
     p = res["parameters"]
     nmax = p["sweep"][-1]
     vs = [v for v in p["variants"] if v in D]
+    pols = [q for q in POLICIES if all(q in D[v]["policies"] for v in vs)]
     L = ["## A distribution's LSM stack", ""]
     L.append("The same guest with the LSM, IMA and EVM options of Debian's kernel "
              "(configs/distro.config, distro-ima.config): AppArmor, TOMOYO, Yama, Landlock, "
              "lockdown, IPE and the BPF LSM, IMA with appraisal and the `ima-sig` template, "
              f"EVM. The reference `{DISTRO_REFERENCE}` is that kernel without IMA and EVM. "
-             "Each variant booted with no IMA policy (how a distribution boots), with "
-             "`ima_policy=tcb`, and with EVM given an HMAC key (an encrypted key under a user "
-             "key) under `ima_policy=appraise_tcb` in fix mode; the sweep stat'ed "
-             f"N = {nmax:,} files, then root read {p['measured_files']:,} files (under the key, "
-             "IMA labels each and EVM adds its HMAC), and in the EVM boot read them again "
-             "from the disk, their inodes evicted first, so that EVM verifies each. Bytes are "
-             f"slab pages, the variant minus `{DISTRO_REFERENCE}` booted the same way.")
+             "Each variant booted with no IMA policy (how a distribution boots) and with "
+             "`ima_policy=tcb`"
+             + (", and with EVM given an HMAC key (an encrypted key under a user key) under "
+                "`ima_policy=appraise_tcb` in fix mode" if "evm" in pols else "")
+             + f"; the sweep stat'ed N = {nmax:,} files, then root read "
+             f"{p['measured_files']:,} files"
+             + (" (under the key, IMA labels each and EVM adds its HMAC), and in the EVM boot "
+                "read them again from the disk, their inodes evicted first, so that EVM "
+                "verifies each" if "evm" in pols else "")
+             + f". Bytes are slab pages, the variant minus `{DISTRO_REFERENCE}` booted the "
+             "same way.")
     L.append("")
     rows = []
-    pols = [q for q in POLICIES if all(q in D[v]["policies"] for v in vs)]
     for pol in pols:
         for v in vs:
             x = D[v]["policies"][pol]
             o = x["overhead_bytes_per_inode"]
             rows.append([POLICY_TEXT[pol], f"`{v}`", f1(o["unmeasured"]), f1(o["measured"]),
-                         f1(o["verified"]) if "verified" in o else "–",
+                         f1(o.get("verified")) if o.get("verified") is not None else "–",
                          f"{x['measured']['measurements_added']:,}",
                          shares(x["overhead_by_cache"]["unmeasured"])])
     L += table(["boot", "variant", f"IMA+EVM B per unmeasured inode (N={nmax:,})",
@@ -278,7 +282,7 @@ def distro_md(res):
                ["---", "---", "---:", "---:", "---:", "---:", "---"])
     L.append("")
     if "evm" in pols:
-        rows = [[f"`{v}`", shares(D[v]["policies"]["evm"]["overhead_by_cache"]["verified"])]
+        rows = [[f"`{v}`", shares(D[v]["policies"]["evm"]["overhead_by_cache"].get("verified", {}))]
                 for v in vs if v != DISTRO_REFERENCE]
         L.append("Where each file EVM verified puts its bytes (per file, by cache):")
         L.append("")

@@ -174,14 +174,15 @@ def evm_targets(res):
         rows.append([f"no policy, no key: bytes per unmeasured inode ≤ {k}× `{van}`'s (`{v}`)",
                      f"{f1(o[v])} B against {f1(k * o[van])} B ({f1(o[van])} × {k})",
                      yes(o[v] <= k * o[van])])
-    if all("evm" in D[v]["policies"] for v in [van] + lazy):
+    if all("verified" in D[v]["policies"].get("evm", {}).get("overhead_bytes_per_inode", {})
+           for v in [van] + lazy):
         ver = {v: D[v]["policies"]["evm"]["overhead_bytes_per_inode"]["verified"] for v in [van] + lazy}
         extra = TARGETS_EVM["verified_extra_bytes"]
         for v in lazy:
             rows.append([f"EVM's key loaded: bytes per file EVM verified ≤ `{van}` + {extra} B (`{v}`)",
                          f"{f1(ver[v])} B against {f1(ver[van])} + {extra} B ({ver[v] - ver[van]:+.1f} B)",
                          yes(ver[v] <= ver[van] + extra)])
-    for v in lazy:
+    for v in lazy if any("evm_cost" in D[x] for x in D) else []:
         for case in EVM_COST_CASES:
             want = TARGETS_EVM[case]
             ratio = D[v].get("evm_cost", {}).get(case, {}).get("instructions_ratio_vs_vanilla")
