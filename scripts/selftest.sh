@@ -305,6 +305,26 @@ t_report_distro() {	# the distribution-stack section of a real run checks out, a
 	# The reference is gone.
 	report_damaged 'del r["distro_stack"]["noima-distro"]' "variant noima-distro was asked for but is missing" "$f"
 }
+t_report_distro_evm() {	# the EVM boots of the distribution stack check out, and damage to them is named
+	local f=report-distro-evm
+	report_golden "$f" "## Against the targets of EVM's state on demand"
+	# A variant whose first read left files without EVM's HMAC: EVM then
+	# verified fewer files than the figure is divided by.
+	report_damaged 'r["distro_stack"]["evm-lazy-distro"]["policies"]["evm"]["evm_labelled_files"] -= 1' \
+		"evm-lazy-distro \\(evm\\): [0-9]+ of the files read carry an HMAC" "$f"
+	# An EVM boot in which EVM had no key.
+	report_damaged 'r["distro_stack"]["fixed-distro"]["policies"]["evm"]["evm_initialised"] = "0"' \
+		"fixed-distro \\(evm\\): EVM reads '0', expected '1'" "$f"
+	# A verified-file figure changed by hand.
+	report_damaged 'r["distro_stack"]["fixed-distro"]["policies"]["evm"]["overhead_bytes_per_inode"]["verified"] -= 100' \
+		"fixed-distro \\(evm\\): the overhead per verified file is not" "$f"
+	# An instruction count that is not its repeat's fastest pass.
+	report_damaged 'r["distro_stack"]["fixed-distro"]["evm_cost"]["create"]["ns_per_op"][0] += 1' \
+		"fixed-distro: create: a repeat's figure is not its fastest pass" "$f"
+	# A ratio against the wrong reference.
+	report_damaged 'r["distro_stack"]["evm-lazy-distro"]["evm_cost"]["existing-rdonly"]["instructions_ratio_vs_vanilla"] = 1.5' \
+		"evm-lazy-distro: existing-rdonly: the ratio to vanilla-distro does not follow" "$f"
+}
 t_build_warnings() {	# a warning in a file the series changes is found, one elsewhere is not
 	printf '%s\n' '  CC      security/integrity/ima/ima_iint.o' \
 		"../src/security/integrity/ima/ima_iint.c:335:30: warning: format '%lu' expects argument of type 'long unsigned int' [-Wformat=]" \

@@ -53,7 +53,7 @@ passed() { awk -F'\t' -v n="$1" '$1 == n && $2 == "pass" {f=1} END {exit !f}' "$
 for t in lint console_status evmctl_verdict verify_golden verify_corrupted_log \
 	verify_no_tpm verify_missing_file suite_golden suite_case_failed suite_guest_stopped evm_golden evm_case_failed kernel_src_dirty kernel_src_wrong_version kernel_src_not_git \
 	kernel_unknown pin_sha256_mismatch pin_not_in_archive \
-	report_check_golden report_check_corrupted report_eviction report_two_cpus report_steps report_distro report_bad_input \
+	report_check_golden report_check_corrupted report_eviction report_two_cpus report_steps report_distro report_distro_evm report_bad_input \
 	deps_missing commands_packaged commands_unlisted readme_stale_command tool_missing build_warnings host_disk_full stress_splats stress_kcsan stress_escapes stress_bad_input; do
 	check "harness: $t" "$TOP/scripts/selftest.sh" "$t"
 done
