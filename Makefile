@@ -7,7 +7,8 @@
 SHELL := /bin/bash
 V ?= vanilla
 VARIANTS ?= vanilla baseline fixed
-# The EVM suite needs a distribution's LSM stack (configs/distro.config).
+# The EVM suite, on Debian's LSM stack by default (CI runs it on the small
+# kernels of configs/evm.config: vanilla-evm evm-lazy fixed-evm).
 EVM_VARIANTS ?= vanilla-distro evm-lazy-distro fixed-distro
 # The report also measures `seed`, the series up to the 2010 posting's shape,
 # `rbtree`, the series up to its last rbtree step (against the hash table

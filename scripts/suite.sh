@@ -4,8 +4,9 @@
 # with --test evm the EVM suite (qemu/guest/evm.sh: an HMAC key, appraise_tcb).
 # Usage: scripts/suite.sh [--test suite|evm] [--table] [VARIANT...]
 #   default variants: vanilla baseline fixed; for evm: vanilla-distro
-#   evm-lazy-distro fixed-distro (the EVM suite needs the distribution's
-#   stack: configs/distro.config).
+#   evm-lazy-distro fixed-distro (the EVM suite needs a kernel with
+#   configs/distro.config or configs/evm.config: vanilla-evm evm-lazy
+#   fixed-evm).
 #   --table: only re-make the table from the runs already in build/runs/.
 #   Per run: build/runs/VARIANT-TEST/{suite.ktap,suite.json,console.log};
 #   the table: build/suite/table.{md,json} (evm: build/evm-suite/).

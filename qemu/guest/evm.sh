@@ -66,9 +66,11 @@ echo 0 >/proc/sys/kernel/printk_ratelimit || true
 # Before the key: a regular file made with mknod(2), which EVM marks new.
 imatool mkreg /mnt/new/before-key || echo "cannot make /mnt/new/before-key"
 
-# The key comes before any file of /out is made (ktap_run makes /out/ktap):
-# under appraise_tcb a file IMA labelled before EVM had a key has no HMAC,
-# and is refused once EVM has one. The first case checks how it went.
+# The key comes before ktap_run makes /out/ktap: under appraise_tcb a file
+# IMA labelled before EVM had a key has no HMAC, and is refused when opened
+# once EVM has one. (/out/guest.log, which init holds open throughout, is
+# labelled at its last close, after the key.) The first case checks how
+# loading the key went.
 cat "$evmfs" >/tmp/evm-before-key
 load_evm_key 2>/tmp/key.log || echo "loading the key failed" >>/tmp/key.log
 

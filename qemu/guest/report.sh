@@ -67,11 +67,12 @@ snap() {	# snap NAME: the memory state now
 	grep -E '^(MemFree|Slab|SReclaimable|SUnreclaim):' /proc/meminfo >"/out/snap/$1.meminfo"
 	measurements >"/out/snap/$1.measurements"
 }
-# EVM's key first: a file of /out made before it would have no HMAC, and
-# appraise_tcb refuses it once EVM has one. A kernel without EVM (the
-# reference) does the same work with none.
-# appraise_tcb appraises only what root owns, and mkfs.ext4 -d kept the
-# host user's ownership.
+# With EVM's key (the EVM boots): the measured files go to root first,
+# as appraise_tcb appraises only what root owns and mkfs.ext4 -d kept the
+# host user's ownership; then the key, before any file of /out is made
+# (one IMA labelled before EVM had a key has no HMAC, and appraise_tcb
+# refuses it once EVM has one). A kernel without EVM (the reference) does
+# the same work with no key.
 if [ "$(param evm_key)" = 1 ]; then
 	chown -R 0:0 /mnt/meas
 	if [ -e /sys/kernel/security/evm ]; then
