@@ -17,7 +17,7 @@ set -euo pipefail
 table_only="" test=suite
 while [ $# -gt 0 ]; do
 	case $1 in
-	--help) sed -n '2,12s/^# //p' "$0"; exit 0 ;;
+	--help) sed -n '2,14s/^# //p' "$0"; exit 0 ;;
 	--table) table_only=1 ;;
 	--test) [ $# -ge 2 ] || die "--test needs a suite: suite or evm"; test=$2; shift ;;
 	*) break ;;
