@@ -127,16 +127,20 @@ def cost_targets(res):
                          " + ".join(f"{b}" for _, b in blob["parts"]) + f" = {blob['total']} B; "
                          f"object {obj if obj is not None else '–'} B", yes(blob["total"] == obj)])
     rows += two_cpu_target_rows(res)
+    return target_section(
+        "Against the cost targets: instructions, measured files, distribution stack, two CPUs",
+        "Read from the figures above; `make test` never asserts them. Instructions are "
+        "`-icount` on one CPU, compared at the two decimal places the targets are written in "
+        "(the ratio is printed to four); throughput is two CPUs' wall clock, its range beside it.",
+        rows)
+
+
+def target_section(title, intro, rows):
+    """A section of target rows (target, measured, verdict), none if no rows."""
     if not rows:
         return []
-    L = ["## Against the cost targets: instructions, measured files, distribution stack, two CPUs", "",
-         "Read from the figures above; `make test` never asserts them. Instructions are "
-         "`-icount` on one CPU, compared at the two decimal places the targets are written in "
-         "(the ratio is printed to four); throughput is two CPUs' wall clock, its range beside it."]
-    L.append("")
-    L += table(["target", "measured", "met"], rows, ["---", "---:", "---"])
-    L.append("")
-    return L
+    return [f"## {title}", "", intro, ""] + table(
+        ["target", "measured", "met"], rows, ["---", "---:", "---"]) + [""]
 
 
 # EVM's state on demand, on the distribution's stack: read against the
@@ -189,12 +193,7 @@ def evm_targets(res):
             rows.append([f"EVM's key loaded: {EVM_COST_TEXT[case]} ≥ {want:.2f}× `{van}` in "
                          f"instructions (`{v}`)", f"{ratio:.4f}" if ratio is not None else "not measured",
                          yes(round(ratio, 2) >= want) if ratio is not None else "not measured"])
-    if not rows:
-        return []
-    L = ["## Against the targets of EVM's state on demand", "",
-         "Read from the distribution-stack figures above; `make test` never asserts them. "
-         "Instructions compared at the two decimal places the targets are written in."]
-    L.append("")
-    L += table(["target", "measured", "met"], rows, ["---", "---:", "---"])
-    L.append("")
-    return L
+    return target_section(
+        "Against the targets of EVM's state on demand",
+        "Read from the distribution-stack figures above; `make test` never asserts them. "
+        "Instructions compared at the two decimal places the targets are written in.", rows)
