@@ -16,9 +16,13 @@ EVM_VARIANTS ?= vanilla-distro evm-lazy-distro fixed-distro
 # with the rwlock, the lockless rbtree and the hash table), and Debian's LSM
 # stack (noima-distro, its reference, vanilla-distro, evm-lazy-distro (the
 # released kernel with EVM's patches alone), fixed-distro: kernels with
-# debug info, networking and BPF, the longest builds here).
+# debug info, networking and BPF, the longest builds here), and the small
+# guest with Landlock, whose file blob lets a file opened for write keep its
+# iint (vanilla-landlock, lookup-landlock: the series before that,
+# fixed-landlock).
 REPORT_VARIANTS ?= vanilla baseline seed rbtree fixed vanilla-smp fixed-smp rwlock-lockstat \
-	rbtree-lockstat fixed-lockstat noima-distro vanilla-distro evm-lazy-distro fixed-distro
+	rbtree-lockstat fixed-lockstat noima-distro vanilla-distro evm-lazy-distro fixed-distro \
+	vanilla-landlock lookup-landlock fixed-landlock
 export KERNEL KERNEL_SRC BUILD
 
 .PHONY: all help deps tree src config build boot suite evm-suite kunit kunit-smp kunit-mutants kunit-smp-mutants suite-mutants bench dev export check-patches check-series lockdep \

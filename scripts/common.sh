@@ -94,6 +94,10 @@ run_logged() {
 # vanilla-evm, evm-lazy, fixed-evm: small kernels with what the in-guest
 # EVM suite needs (configs/evm.config), for checks with less time than the
 # distribution's stack takes to build.
+# vanilla-landlock, lookup-landlock (up to patch 15, whose release of a
+# file opened for write looks the iint up again), fixed-landlock: the small
+# guest with Landlock, whose file blob IMA's share rides on
+# (configs/landlock.config), for the report's open+close figures there.
 BASE_VARIANTS="
 noima    none  guest tpm noima
 vanilla  none  guest tpm ima
@@ -115,6 +119,9 @@ evm-lazy-distro evm  guest tpm ima distro distro-ima
 vanilla-evm     none guest tpm ima evm
 evm-lazy        evm  guest tpm ima evm
 fixed-evm       all  guest tpm ima evm
+vanilla-landlock none guest tpm ima landlock
+lookup-landlock  15   guest tpm ima landlock
+fixed-landlock   all  guest tpm ima landlock
 "
 VARIANTS_TABLE="$BASE_VARIANTS${EXTRA_VARIANTS:-}
 "

@@ -14,7 +14,9 @@
 # read again from the disk and verified), and once more with the key on
 # instruction-counted time (open+close of labelled files, creating files);
 # each LSM's share of the inode blob is read out of its vmlinux
-# (scripts/lsm-shares.sh).
+# (scripts/lsm-shares.sh). A variant with Landlock (configs/landlock.config),
+# whose file blob IMA's share rides on, is booted once, instruction-counted:
+# the open+close cases only.
 # Usage: scripts/report.sh [--smoke] [--out DIR] [VARIANT...]
 #   VARIANT: default noima vanilla baseline fixed (noima and vanilla are
 #   always run: they are the references).
@@ -32,7 +34,7 @@
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 
-usage() { sed -n '2,31s/^# //p' "$0"; }
+usage() { sed -n '2,34s/^# //p' "$0"; }
 smoke='' out=''
 variants=()
 while [ $# -gt 0 ]; do
@@ -116,6 +118,8 @@ boot() {
 	# the first read labels the report's files (security.ima, and EVM's
 	# HMAC of it) and the second is verified.
 	policy-evm) policy=appraise_tcb extra="ima_appraise=fix ima_slim.evm_key=1" ;;
+	# The guests with Landlock: only what a file blob changes, counted.
+	blob-icount) qemu_args="-icount shift=0,sleep=off" ;;
 	evm-icount) policy=appraise_tcb qemu_args="-icount shift=0,sleep=off"
 		extra="ima_appraise=fix ima_slim.evm_key=1 ima_slim.created=$created" ;;
 	esac
@@ -161,6 +165,8 @@ for v in "${variants[@]}"; do
 		# (the reference has no EVM to give a key to).
 		[[ $frags == *" noima "* ]] || boot "$v" evm-icount measured,evmcost "$icount_repeats"
 		"$TOP/scripts/lsm-shares.sh" "$d/obj/vmlinux" >"$raw/$v/lsm-shares"
+	elif [[ $frags == *" landlock "* ]]; then
+		boot "$v" blob-icount measured,hot "$icount_repeats"
 	else
 		boot "$v" wall sweep,measured,hot,sizes "$repeats"
 		boot "$v" icount measured,hot,evict "$icount_repeats"

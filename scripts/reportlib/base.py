@@ -196,6 +196,13 @@ POLICY_TEXT = {"none": "no IMA policy (a distribution's default boot)", "tcb": "
 POLICY_CMDLINE = {"none": "none", "tcb": "ima_policy=tcb", "evm": "ima_policy=appraise_tcb"}
 
 
+# The guests with Landlock (file_blob): booted once, instruction-counted,
+# into raw/VARIANT/blob-icount; their reference is vanilla with Landlock.
+FILE_BLOB_CLOCK = "blob-icount"
+FILE_BLOB_REFERENCE = "vanilla-landlock"
+FILE_BLOB_VARIANTS = ["vanilla-landlock", "lookup-landlock", "fixed-landlock"]
+
+
 DISTRO_REFERENCE = "noima-distro"
 # With EVM's key (the distribution stack's instruction-counted boot): root
 # opens and closes labelled files, and creates new ones; against vanilla's.

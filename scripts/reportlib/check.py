@@ -7,7 +7,8 @@ import os
 import sys
 
 from .base import (
-    CASES, CLOCKS, DISTRO_REFERENCE, EVM_COST_CASES, EVM_COST_REFERENCE, LOCK_FIELDS, MT_MODES,
+    CASES, CLOCKS, DISTRO_REFERENCE, EVM_COST_CASES, EVM_COST_REFERENCE, FILE_BLOB_REFERENCE,
+    LOCK_FIELDS, MT_MODES,
     MT_REFERENCE, PLOTS, POLICIES, POLICY_CMDLINE, REFERENCE, SCHEMA, die, fit_line, mt_repeats,
     read_text, stats,
 )
@@ -65,7 +66,8 @@ def check_results(res, problems):
     p, V = res["parameters"], res["variants"]
     T = res.get("two_cpus", {})
     for v in p["variants"]:
-        if v not in V and v not in T and v not in res.get("distro_stack", {}):
+        if v not in V and v not in T and v not in res.get("distro_stack", {}) \
+                and v not in res.get("file_blob", {}):
             bad(f"variant {v} was asked for but is missing")
     for v in (REFERENCE, "vanilla"):
         if v not in V:
@@ -134,20 +136,8 @@ def check_results(res, problems):
             want_reps = p["repeats"] if clock == "wall" else p["icount_repeats"]
             for case in CASES:
                 h = r["hot_path"][clock][case]
-                xs = h["ns_per_open_close"]
-                if len(xs) != want_reps:
-                    bad(f"{v}: {clock} {case}: {len(xs)} repeats, not {want_reps}")
+                if not check_hot_case(p, f"{v}: {clock} {case}", case, h, want_reps, bad):
                     continue
-                if min(xs) <= 0:
-                    bad(f"{v}: {clock} {case}: a time is not positive")
-                if h["files_per_pass"] != [min(p["hot_files"], p["measured_files"]) if case.startswith("measured")
-                                           else p["hot_files"]]:
-                    bad(f"{v}: {clock} {case}: {h['files_per_pass']} files per pass")
-                if any(len(ps) != p["passes"] or min(ps) != x for ps, x in zip(h["passes"], xs)):
-                    bad(f"{v}: {clock} {case}: a repeat is not the fastest of its {p['passes']} passes")
-                st = stats(xs)
-                if any(not close(st[k], h[k]) for k in ("median", "min", "max")):
-                    bad(f"{v}: {clock} {case}: median, min or max do not follow from the repeats")
                 van = V["vanilla"]["hot_path"][clock][case]
                 if not close(r["open_close_ratio_vs_vanilla"][clock][case], van["median"] / h["median"]):
                     bad(f"{v}: {clock} {case}: the ratio to vanilla does not follow from the medians")
@@ -163,6 +153,53 @@ def check_results(res, problems):
             bad(f"{v}: no object size for ext4_inode_cache")
     check_two_cpus(res, bad)
     check_distro(res, bad)
+    check_file_blob(res, bad)
+
+
+def check_hot_case(p, where, case, h, want_reps, bad):
+    """One open+close case of one boot: its repeats, passes and statistics.
+    False if it has the wrong number of repeats (nothing else is checked)."""
+    xs = h["ns_per_open_close"]
+    if len(xs) != want_reps:
+        bad(f"{where}: {len(xs)} repeats, not {want_reps}")
+        return False
+    if min(xs) <= 0:
+        bad(f"{where}: a time is not positive")
+    if h["files_per_pass"] != [min(p["hot_files"], p["measured_files"]) if case.startswith("measured")
+                               else p["hot_files"]]:
+        bad(f"{where}: {h['files_per_pass']} files per pass")
+    if any(len(ps) != p["passes"] or min(ps) != x for ps, x in zip(h["passes"], xs)):
+        bad(f"{where}: a repeat is not the fastest of its {p['passes']} passes")
+    st = stats(xs)
+    if any(not close(st[k], h[k]) for k in ("median", "min", "max")):
+        bad(f"{where}: median, min or max do not follow from the repeats")
+    return True
+
+
+def check_file_blob(res, bad):
+    """The guests with Landlock: every case counted, the ratios from the medians,
+    and the same kernel release as the other variants."""
+    B, p = res.get("file_blob"), res["parameters"]
+    if not B:
+        return
+    if FILE_BLOB_REFERENCE not in B:
+        bad(f"file_blob: no {FILE_BLOB_REFERENCE}, the reference")
+        return
+    versions = {r["release"].split("-")[0] for r in res["variants"].values()}
+    for v, r in B.items():
+        if r["release"].split("-")[0] not in versions:
+            bad(f"{v}: kernel {r['release']}, not the other variants' {sorted(versions)}")
+        if r["guest_release"] != r["release"]:
+            bad(f"{v}: the guest ran {r['guest_release']}, the build is {r['release']}")
+        if r["boot"]["qemu_args"].split()[:1] != ["-icount"]:
+            bad(f"{v}: booted without -icount ({r['boot']['qemu_args']!r})")
+        for case in CASES:
+            h = r["hot_path"][case]
+            if not check_hot_case(p, f"{v}: {case}", case, h, p["icount_repeats"], bad):
+                continue
+            ref = B[FILE_BLOB_REFERENCE]["hot_path"][case]
+            if not close(r["instructions_ratio_vs_vanilla"][case], ref["median"] / h["median"]):
+                bad(f"{v}: {case}: the ratio to {FILE_BLOB_REFERENCE} does not follow from the medians")
 
 
 def check_eviction(res, v, r, bad):

@@ -8,7 +8,8 @@ import statistics
 import sys
 
 from .base import (
-    ANCHORS_2010, CASES, CLOCKS, DISTRO_REFERENCE, EVM_COST_CASES, EVM_COST_REFERENCE, IMA_LOCK_NAME,
+    ANCHORS_2010, CASES, CLOCKS, DISTRO_REFERENCE, EVM_COST_CASES, EVM_COST_REFERENCE,
+    FILE_BLOB_CLOCK, FILE_BLOB_REFERENCE, IMA_LOCK_NAME,
     KEY_CACHES, LARGE_KMALLOC, LOCK_FIELDS, LOCK_STAT_LINE, MT_MODES, MT_REFERENCE, POLICIES,
     REFERENCE, SCHEMA, TABLE_LOCK, die, first_int, fit_line, read_json, read_slabinfo, read_text, slab_delta, stats,
 )
@@ -28,6 +29,27 @@ def read_passes(path):
     return repeats
 
 
+def hot_path(d):
+    """The open+close cases of one boot: a repeat counts its fastest pass."""
+    res = {}
+    for case in CASES:
+        passes = read_passes(os.path.join(d, "hot", case))
+        per_open = [min(ns / k for k, ns in r) for r in passes]
+        res[case] = dict(
+            ns_per_open_close=per_open, passes=[[ns / k for k, ns in r] for r in passes],
+            files_per_pass=sorted({k for r in passes for k, _ in r}), **stats(per_open))
+    return res
+
+
+def collect_file_blob(raw, v):
+    """A guest with Landlock: its instruction-counted open+close cases."""
+    d = os.path.join(raw, v, FILE_BLOB_CLOCK)
+    meta = read_json(os.path.join(raw, v, "variant.json"))
+    return {"release": meta["release"], "guest_release": read_text(os.path.join(d, "release")).strip(),
+            "config_sha256": meta["config_sha256"], "ima": meta["ima"], "series_head": meta["head"],
+            "boot": read_json(os.path.join(d, "boot.json")), "hot_path": hot_path(d)}
+
+
 def collect_variant(raw, v, params):
     base = os.path.join(raw, v)
     wall, icount = os.path.join(base, "wall"), os.path.join(base, "icount")
@@ -43,15 +65,7 @@ def collect_variant(raw, v, params):
     }
     res.update(collect_memory(wall, params))
     # 3. Hot path, on both clocks.
-    res["hot_path"] = {}
-    for clock, d in (("wall", wall), ("icount", icount)):
-        res["hot_path"][clock] = {}
-        for case in CASES:
-            passes = read_passes(os.path.join(d, "hot", case))
-            per_open = [min(ns / k for k, ns in r) for r in passes]
-            res["hot_path"][clock][case] = dict(
-                ns_per_open_close=per_open, passes=[[ns / k for k, ns in r] for r in passes],
-                files_per_pass=sorted({k for r in passes for k, _ in r}), **stats(per_open))
+    res["hot_path"] = {clock: hot_path(d) for clock, d in (("wall", wall), ("icount", icount))}
     # 6. Eviction, instruction-counted only (reports made before it have
     #    none); a repeat counts its fastest drop, as on the hot path.
     path = os.path.join(icount, "evict")
@@ -284,8 +298,16 @@ def collect(out):
     params = read_json(os.path.join(raw, "parameters.json"))
     smp = [v for v in params["variants"] if os.path.isdir(os.path.join(raw, v, "smp-1"))]
     distro = [v for v in params["variants"] if os.path.isdir(os.path.join(raw, v, "policy-none"))]
+    blob = [v for v in params["variants"] if os.path.isdir(os.path.join(raw, v, FILE_BLOB_CLOCK))]
     variants = {v: collect_variant(raw, v, params) for v in params["variants"]
-                if v not in smp and v not in distro}
+                if v not in smp and v not in distro and v not in blob}
+    file_blob = {v: collect_file_blob(raw, v) for v in blob}
+    if file_blob and FILE_BLOB_REFERENCE not in file_blob:
+        die(f"the variants with Landlock need their reference {FILE_BLOB_REFERENCE}")
+    for r in file_blob.values():
+        ref_hot = file_blob[FILE_BLOB_REFERENCE]["hot_path"]
+        r["instructions_ratio_vs_vanilla"] = {
+            c: ref_hot[c]["median"] / r["hot_path"][c]["median"] for c in CASES}
     two_cpus = {v: collect_two_cpus(raw, v, params) for v in smp}
     distro_stack = {v: collect_distro(raw, v, params) for v in distro}
     if distro_stack and DISTRO_REFERENCE not in distro_stack:
@@ -403,6 +425,13 @@ def collect(out):
             "(verified); overhead_bytes_per_inode is the variant minus noima-distro (IMA=n, "
             "EVM=n) booted the same way; lsm_inode_blob lays out each active LSM's lbs_inode "
             "(read from the vmlinux by scripts/lsm-shares.sh) as the kernel does")
+    if file_blob:
+        results["file_blob"] = file_blob
+        results["definitions"]["file_blob"] = (
+            "variants with Landlock, whose file blob IMA's share rides on, booted once on "
+            "instruction-counted time (QEMU -icount): the open+close cases, each repeat its "
+            "fastest pass; instructions_ratio_vs_vanilla is vanilla-landlock's median over "
+            "the variant's (above 1: fewer instructions)")
     if two_cpus:
         results["two_cpus"] = two_cpus
         results["definitions"]["two_cpus"] = (
