@@ -304,8 +304,8 @@ def collect(out):
     file_blob = {v: collect_file_blob(raw, v) for v in blob}
     if file_blob and FILE_BLOB_REFERENCE not in file_blob:
         die(f"the variants with Landlock need their reference {FILE_BLOB_REFERENCE}")
+    ref_hot = file_blob.get(FILE_BLOB_REFERENCE, {}).get("hot_path")
     for r in file_blob.values():
-        ref_hot = file_blob[FILE_BLOB_REFERENCE]["hot_path"]
         r["instructions_ratio_vs_vanilla"] = {
             c: ref_hot[c]["median"] / r["hot_path"][c]["median"] for c in CASES}
     two_cpus = {v: collect_two_cpus(raw, v, params) for v in smp}
